@@ -25,7 +25,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ._contract import OBSERVATION_MARKER
 from .errors import TrajectoryError
@@ -152,13 +159,14 @@ class TurnSample(BaseModel):
     turn_idx: int = Field(ge=1)
     id: str | int | None = None
 
-    def model_post_init(self, _context: Any) -> None:
+    @model_validator(mode="after")
+    def _target_exists(self) -> TurnSample:
         if self.turn_idx > len(self.trajectory.turns):
-            raise TrajectoryError(
+            raise ValueError(
                 f"turn_idx {self.turn_idx} is past the last turn "
-                f"({len(self.trajectory.turns)} turns)",
-                field="turn_idx",
+                f"({len(self.trajectory.turns)} turns)"
             )
+        return self
 
     @property
     def history(self) -> Trajectory:

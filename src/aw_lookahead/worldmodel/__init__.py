@@ -3,14 +3,21 @@
 * :class:`OpenAIWorldModel` - any OpenAI-compatible server (vLLM, SGLang, llama.cpp).
 * :class:`FunctionWorldModel` - a Python function (rule simulators, replays, benchmarks).
 * :class:`SyncWorldModel` - blocking wrapper for scripts.
+* :class:`VLLMOfflineWorldModel` - in-process ``vllm.LLM`` batches (extra ``[vllm]``;
+  loaded on first access so importing this package never imports vLLM).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from .base import BaseWorldModel, Prediction, Usage, WorldModel
 from .function import FunctionWorldModel
 from .openai_api import DEFAULT_BASE_URL, ModelInfo, OpenAIWorldModel
 from .sync import SyncWorldModel
+
+if TYPE_CHECKING:
+    from .offline import VLLMOfflineWorldModel
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -21,5 +28,16 @@ __all__ = [
     "Prediction",
     "SyncWorldModel",
     "Usage",
+    "VLLMOfflineWorldModel",
     "WorldModel",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy export: offline.py itself imports vLLM only when an engine is built,
+    # but keeping it out of the package import keeps `import aw_lookahead` minimal.
+    if name == "VLLMOfflineWorldModel":
+        from .offline import VLLMOfflineWorldModel
+
+        return VLLMOfflineWorldModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

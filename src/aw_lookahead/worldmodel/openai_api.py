@@ -81,6 +81,15 @@ def _is_context_error(exc: openai.BadRequestError) -> bool:
     return "context length" in text or "too long" in text or "maximum model length" in text
 
 
+def _not_openai(base_url: str, exc: ValueError) -> ServerError:
+    return ServerError(
+        base_url,
+        None,
+        f"the reply is not the JSON of an OpenAI-compatible API ({type(exc).__name__}: "
+        f"{str(exc)[:200]}); check that --base-url points at the server's /v1 root",
+    )
+
+
 class OpenAIWorldModel(BaseWorldModel):
     """Predicts observations with a chat model behind an OpenAI-compatible API.
 
@@ -184,6 +193,8 @@ class OpenAIWorldModel(BaseWorldModel):
             raise ServerUnreachableError(self.base_url, type(exc.__cause__ or exc).__name__) from exc
         except openai.APIStatusError as exc:
             raise ServerError(self.base_url, exc.status_code, exc.message) from exc
+        except ValueError as exc:
+            raise _not_openai(self.base_url, exc) from exc
         out = []
         for m in page.data:
             extra = m.model_extra or {}
@@ -332,6 +343,8 @@ class OpenAIWorldModel(BaseWorldModel):
                 continue
             except openai.OpenAIError as exc:
                 raise await self._map_error(exc) from exc
+            except ValueError as exc:
+                raise _not_openai(self.base_url, exc) from exc
             latency = time.perf_counter() - started
             return self._to_prediction(completion, action, latency, skip)
         raise ContextTooLongError(None, self._max_model_len)  # pragma: no cover

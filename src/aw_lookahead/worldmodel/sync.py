@@ -26,3 +26,15 @@ class SyncWorldModel:
 
     def predict_many(self, trajectory: Trajectory, actions: Sequence[Action]) -> list[Prediction]:
         return run_sync(self.world_model.predict_many(trajectory, actions))
+
+    def close(self) -> None:
+        """Close the wrapped model's connections (on the loop that opened them)."""
+        aclose = getattr(self.world_model, "aclose", None)
+        if aclose is not None:
+            run_sync(aclose())
+
+    def __enter__(self) -> SyncWorldModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,162 @@
+"""Engine data types: outcomes, signals, verdicts and decisions (all JSON-serialisable).
+
+Every decision carries its evidence: the predicted observation, the signals
+that fired (with the matched text), the score, latency and tokens. The
+LangGraph state, the MCP tools and the logs all carry ``Decision.model_dump(mode="json")``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from aw_lookahead.trajectory import Action, Trajectory, action_text
+from aw_lookahead.worldmodel.base import Prediction
+
+__all__ = [
+    "SEVERITY",
+    "Decision",
+    "DecisionKind",
+    "Outcome",
+    "RolloutResult",
+    "SelectResult",
+    "Signal",
+    "Verdict",
+]
+
+
+class Outcome(StrEnum):
+    """What a predicted observation says the action did."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    NO_OP = "no_op"
+    RISKY = "risky"
+    UNKNOWN = "unknown"
+
+
+# Worst first: when judges disagree, the more severe outcome wins.
+SEVERITY: dict[Outcome, int] = {
+    Outcome.RISKY: 4,
+    Outcome.FAILURE: 3,
+    Outcome.NO_OP: 2,
+    Outcome.UNKNOWN: 1,
+    Outcome.SUCCESS: 0,
+}
+
+
+class Signal(BaseModel):
+    """One piece of evidence, e.g. a rule that matched the predicted text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str  # "rule", "llm", "router", "engine"
+    name: str  # e.g. "shell.command_not_found", "mcp.is_error", "risk.force_push"
+    outcome: Outcome
+    matched: str | None = None  # the text that matched, verbatim
+    detail: str = ""
+
+
+class Verdict(BaseModel):
+    """A judge's reading of one prediction."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Outcome
+    progress: float | None = Field(default=None, ge=0.0, le=1.0)
+    reason: str = ""
+    signals: list[Signal] = Field(default_factory=list)
+    tokens: int = 0  # tokens the judge itself spent (an LLM judge)
+
+
+class DecisionKind(StrEnum):
+    """What the engine decided for one action.
+
+    ``execute``: simulated and found feasible. ``veto``: simulated and pruned
+    (or blocked by ``fail_closed``). ``skipped``: routed as read-only, not
+    simulated, executes. ``unsimulated``: the world model failed and
+    ``fail_open`` lets it execute without lookahead.
+    """
+
+    EXECUTE = "execute"
+    VETO = "veto"
+    SKIPPED = "skipped"
+    UNSIMULATED = "unsimulated"
+
+
+class Decision(BaseModel):
+    """The engine's decision on one action, with its evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Action
+    kind: DecisionKind
+    outcome: Outcome = Outcome.UNKNOWN
+    reason: str = ""
+    signals: list[Signal] = Field(default_factory=list)
+    prediction: Prediction | None = None
+    score: float | None = None
+    progress: float | None = None
+    latency_s: float = 0.0
+    tokens: int = 0
+    cached: bool = False
+    error: str | None = None
+    index: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def executes(self) -> bool:
+        """True when the action should run for real."""
+        return self.kind is not DecisionKind.VETO
+
+    @property
+    def predicted_observation(self) -> str | None:
+        return self.prediction.observation if self.prediction else None
+
+    def explain(self) -> str:
+        """A message an agent can act on: what was predicted, why it was blocked, what to do."""
+        act = action_text(self.action)
+        if self.kind is DecisionKind.VETO:
+            lines = [f"[lookahead] Blocked before execution: {act}"]
+            if self.prediction is not None:
+                lines.append(f"Predicted result:\n{self.prediction.observation.strip()[:1500]}")
+            lines.append(f"Why: {self.reason or self.outcome.value}")
+            evidence = [s for s in self.signals if s.matched]
+            if evidence:
+                lines.append(
+                    "Evidence: " + "; ".join(f"{s.name}: {s.matched!r}" for s in evidence[:5])
+                )
+            lines.append(
+                "The action was NOT executed. Revise it (check names, paths and arguments, or "
+                "take a safer step that reaches the goal) and try again."
+            )
+            return "\n".join(lines)
+        if self.kind is DecisionKind.UNSIMULATED:
+            return f"[lookahead] Executed without a prediction ({self.error or self.reason}): {act}"
+        if self.kind is DecisionKind.SKIPPED:
+            return f"[lookahead] Executed without simulation ({self.reason}): {act}"
+        return f"[lookahead] Predicted {self.outcome.value}; executing: {act}"
+
+
+class SelectResult(BaseModel):
+    """Outcome of :meth:`Lookahead.select`: decisions ranked best first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decisions: list[Decision]
+    chosen: Decision | None
+    pruned: list[Decision] = Field(default_factory=list)
+    reason: str = ""
+
+
+class RolloutResult(BaseModel):
+    """Outcome of :meth:`Lookahead.rollout`: the simulated steps of a plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: list[Decision]
+    failed_at: int | None = None  # 0-based index into the plan of the first predicted failure
+    reason: str = ""
+    trajectory: Trajectory  # the input trajectory extended with the predicted turns
