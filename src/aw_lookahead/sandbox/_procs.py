@@ -6,6 +6,7 @@ Linux only: processes are found through ``/proc``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 __all__ = ["command_pids", "isolation_argv", "network_isolation_available", "signal_pids"]
 
 _UNSHARE_ARGV = ("unshare", "--net", "--map-root-user", "--")
-_unshare_ok: bool | None = None
+_probe_cache: dict[str, bool] = {}
 
 
 def _proc_table() -> dict[int, tuple[int, int]]:
@@ -55,16 +56,13 @@ def command_pids(shell_pid: int) -> list[int]:
 
 def signal_pids(pids: list[int], sig: signal.Signals) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 async def network_isolation_available() -> bool:
     """Whether ``unshare --net --map-root-user`` works here; probed once per process."""
-    global _unshare_ok
-    if _unshare_ok is None:
+    if "unshare" not in _probe_cache:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *_UNSHARE_ARGV,
@@ -74,15 +72,15 @@ async def network_isolation_available() -> bool:
                 stderr=asyncio.subprocess.DEVNULL,
             )
         except OSError:
-            _unshare_ok = False
+            _probe_cache["unshare"] = False
         else:
             try:
-                _unshare_ok = await asyncio.wait_for(proc.wait(), 10) == 0
+                _probe_cache["unshare"] = await asyncio.wait_for(proc.wait(), 10) == 0
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
-                _unshare_ok = False
-    return _unshare_ok
+                _probe_cache["unshare"] = False
+    return _probe_cache["unshare"]
 
 
 def isolation_argv() -> tuple[str, ...]:

@@ -1,0 +1,466 @@
+"""A real, persistent bash session: the ground truth for terminal predictions.
+
+:class:`TerminalSandbox` keeps one ``bash --noprofile --norc`` process alive in
+a private directory (its own ``HOME`` and working directory, a minimal
+environment, ``LC_ALL=C.UTF-8``), so ``cd``, variables and files persist from
+one command to the next as in a real terminal. Each command is handed to the
+shell as data (``eval`` of a quoted string), so a syntax error in it is an
+ordinary failed command, never a broken session. A random sentinel printed
+after the command, with ``$?`` and ``$PWD``, marks its end. The shell runs
+interactive without line editing (``-i --noediting``, empty ``PS1``/``PS2``,
+history off), so messages read as in a terminal (``bash: foo: command not
+found``, not ``bash: line 7: ...``) and background jobs print ``[1] <pid>``.
+
+Guarantees:
+
+* Commands read stdin from ``/dev/null``; stderr is merged into stdout in the
+  order the shell wrote them.
+* A timeout or ``C-c`` signals only the command's processes (the shell's
+  descendants and process group), so the session survives. When the shell
+  itself is stuck (a builtin loop), it is restarted in the last known working
+  directory; exported variables are then lost.
+* :meth:`TerminalSandbox.close` kills the whole process group and every
+  remaining descendant and removes the directory it created; a sandbox that
+  is garbage-collected or alive at interpreter exit is cleaned up the same way.
+* With ``network=False`` the shell runs under ``unshare --net --map-root-user``
+  when this machine allows it (probed once per process);
+  ``network_isolated`` tells whether it did.
+
+Errors: misuse (an unknown control key, a path outside the sandbox, a
+non-positive timeout) raises :class:`~aw_lookahead.errors.UsageError`; a
+session that has ended (``exit``, ``C-d``) raises
+:class:`~aw_lookahead.errors.DownstreamError` on the next command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import os
+import re
+import secrets
+import shlex
+import shutil
+import signal
+import tempfile
+import time
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from aw_lookahead.errors import DownstreamError, UsageError
+
+from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, parse_keystrokes
+from ._procs import command_pids, isolation_argv, network_isolation_available, signal_pids
+from ._result import CommandResult, combine, ensure_newline, observation
+
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandResult", "TerminalSandbox", "observation"]
+
+DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
+_GRACE_S = 1.0
+# Interactive bash without a tty complains when a job dies of a signal; a real
+# terminal never shows this line, and its pids would make outputs differ.
+_TTY_NOISE = re.compile(rb"bash: \[\d+: \d+ \(\d+\)\] tcsetattr: [^\n]*\n")
+_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+@dataclass
+class _Running:
+    """A command handed to the shell, and what its collector has read so far."""
+
+    command: str
+    token: bytes
+    started: float
+    cap: int
+    out: bytearray = field(default_factory=bytearray)
+    truncated: bool = False
+    exit_code: int | None = None
+    eof: bool = False
+    task: asyncio.Task[None] | None = None
+
+    def append(self, data: bytes) -> None:
+        room = self.cap - len(self.out)
+        if len(data) > room:
+            self.truncated = True
+        self.out += data[: max(room, 0)]
+
+
+def _cleanup(state: dict[str, object]) -> None:
+    """Last-resort cleanup used by the finalizer: kill the group, remove the directory."""
+    pgid = state.get("pgid")
+    if isinstance(pgid, int):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    owned = state.get("owned_dir")
+    if isinstance(owned, str):
+        shutil.rmtree(owned, ignore_errors=True)
+
+
+class TerminalSandbox:
+    """A persistent bash session in a private directory; use as an async context manager.
+
+    ``root`` runs the session in an existing directory (left in place on
+    close); otherwise a fresh temporary directory is created and removed.
+    ``env`` adds to (or overrides) the minimal environment.
+    """
+
+    def __init__(
+        self,
+        *,
+        network: bool = False,
+        root: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> None:
+        if max_output_bytes < 1:
+            raise UsageError(f"max_output_bytes must be positive, got {max_output_bytes}")
+        self.network = network
+        self.network_isolated = False
+        self.max_output_bytes = max_output_bytes
+        self._root_arg = Path(root) if root is not None else None
+        self._extra_env = dict(env or {})
+        self._root: Path | None = None
+        self._cwd: Path | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._carry = b""
+        self._serial = 0
+        self._token = secrets.token_hex(8)
+        self._lock = asyncio.Lock()
+        self._ended = False
+        self._closed = False
+        self._typed = ""
+        self._state: dict[str, object] = {}
+        self._finalizer = weakref.finalize(self, _cleanup, self._state)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> TerminalSandbox:
+        """Start the shell (done implicitly by the first command); returns ``self``."""
+        if self._closed:
+            raise UsageError("this TerminalSandbox is closed; create a new one")
+        if self._proc is not None:
+            return self
+        self._root = self._make_root()
+        self._cwd = self._root
+        self.network_isolated = not self.network and await network_isolation_available()
+        await self._spawn(self._root)
+        return self
+
+    def _make_root(self) -> Path:
+        if self._root_arg is None:
+            root = Path(tempfile.mkdtemp(prefix="aw-sandbox-")).resolve()
+            self._state["owned_dir"] = str(root)
+            return root
+        root = self._root_arg.resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+
+    async def __aenter__(self) -> TerminalSandbox:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Kill every process of the session and remove the directory this sandbox created."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._kill_shell()
+        self._finalizer()
+
+    @property
+    def path(self) -> Path:
+        """The sandbox's root directory (its ``HOME`` and first working directory)."""
+        if self._root is None:
+            raise UsageError("the sandbox is not started; use `async with TerminalSandbox()`")
+        return self._root
+
+    @property
+    def cwd(self) -> Path:
+        """The shell's working directory after the last command."""
+        return self._cwd or self.path
+
+    @property
+    def pid(self) -> int | None:
+        """The shell's pid, which is also its process group id (``None`` before start)."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        """Whether the session still accepts commands."""
+        return self._proc is not None and not self._ended and not self._closed
+
+    def write_file(self, rel: str | Path, text: str) -> Path:
+        """Write ``text`` to ``rel`` under :attr:`path` (parents created); returns the path."""
+        target = (self.path / rel).resolve()
+        if not target.is_relative_to(self.path):
+            raise UsageError(f"{rel!s} is outside the sandbox; give a path relative to it")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        return target
+
+    # ------------------------------------------------------------------ commands
+
+    async def run(self, command: str, *, timeout: float = 10.0) -> CommandResult:  # noqa: ASYNC109
+        """Run ``command`` in the session; kill it after ``timeout`` seconds (``timed_out``)."""
+        _check_timeout(timeout)
+        async with self._lock:
+            await self._ready()
+            running = await self._begin(command)
+            if await self._wait(running, timeout):
+                return await self._result(running)
+            stopped = await self._stop(running, signal.SIGKILL)
+            return await self._result(running, timed_out=True, stopped=stopped)
+
+    async def send_keys(self, action: object, *, timeout: float = 10.0) -> CommandResult:  # noqa: ASYNC109
+        """Type a keystroke action: a list of ``{"keystrokes", "duration"}`` or command text.
+
+        Text accumulates on the current line; each ``"\\n"`` (or ``Enter``)
+        runs the line as a command, and the action waits up to the item's
+        ``duration`` for it before the next item (like tmux). ``C-c``
+        interrupts the running command (or discards the typed line), ``C-d``
+        on an empty line ends the session, ``C-u`` clears the typed line,
+        ``C-l`` does nothing. A call never leaves a command running: whatever
+        still runs after the last item gets ``timeout`` seconds, then is killed.
+        The returned result covers every command the action ran (see
+        :func:`observation`).
+        """
+        _check_timeout(timeout)
+        keys = parse_keystrokes(action)
+        started = time.monotonic()
+        steps: list[CommandResult] = []
+        async with self._lock:
+            await self._ready()
+            running: _Running | None = None
+            for kind, value, duration in keys:
+                if kind == KEY_INTERRUPT:
+                    if running is not None:
+                        steps.append(await self._interrupt(running))
+                        running = None
+                    else:
+                        steps.append(
+                            CommandResult(command=self._typed + "^C", output="", exit_code=130)
+                        )
+                        self._typed = ""
+                elif kind == KEY_EOF and running is None and not self._typed:
+                    steps.append(await self._end_session(timeout))
+                    break
+                elif kind == KEY_KILL_LINE:
+                    self._typed = ""
+                elif kind in (KEY_ENTER, "text"):
+                    text = "\n" if kind == KEY_ENTER else value
+                    *lines, self._typed = (self._typed + text).split("\n")
+                    for line in lines:
+                        if running is not None:
+                            steps.append(await self._settle(running, timeout))
+                        running = await self._begin(line)
+                # KEY_NOOP and a C-d that reaches a running command change nothing.
+                if running is not None and kind != KEY_NOOP and duration > 0:
+                    await self._wait(running, duration)
+            if running is not None:
+                steps.append(await self._settle(running, timeout))
+        return combine(steps, self._typed, time.monotonic() - started)
+
+    # ------------------------------------------------------------------ internals
+
+    async def _ready(self) -> None:
+        if self._proc is None:
+            await self.start()
+        if self._closed:
+            raise UsageError("this TerminalSandbox is closed; create a new one")
+        if self._ended:
+            raise DownstreamError(
+                "the shell session has ended (exit or C-d); start a new TerminalSandbox"
+            )
+
+    def _environment(self, root: Path) -> dict[str, str]:
+        env = {
+            "PATH": _PATH,
+            "HOME": str(root),
+            "PWD": str(root),
+            "USER": getpass.getuser(),
+            "SHELL": "/bin/bash",
+            "TERM": "dumb",
+            "PAGER": "cat",
+            "GIT_PAGER": "cat",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PS1": "",
+            "PS2": "",
+        }
+        env.update(self._extra_env)
+        return env
+
+    async def _spawn(self, cwd: Path) -> None:
+        assert self._root is not None
+        argv: list[str] = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
+        if self.network_isolated:
+            argv = [*isolation_argv(), *argv]
+        self._proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=cwd,
+            env=self._environment(self._root),
+            start_new_session=True,
+        )
+        self._state["pgid"] = self._proc.pid
+        self._carry = b""
+        self._write(b'set +o history; unset HISTFILE; __aw_rc=0; __aw_set_rc() { return "$1"; }\n')
+        banner = await self._begin("")
+        if not await self._wait(banner, 10.0) or banner.eof:
+            await self._kill_shell()
+            raise DownstreamError(
+                f"bash did not start in {cwd}: {banner.out.decode(errors='replace')!r}; "
+                "check that bash is installed (and unshare, or pass network=True)"
+            )
+
+    def _write(self, data: bytes) -> None:
+        assert self._proc is not None
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(data)
+
+    async def _begin(self, command: str) -> _Running:
+        self._serial += 1
+        token = f"__AW_END_{self._token}_{self._serial}__"
+        running = _Running(
+            command=command,
+            token=token.encode(),
+            started=time.monotonic(),
+            cap=self.max_output_bytes,
+        )
+        script = (
+            f'__aw_set_rc "$__aw_rc"; {{ eval {shlex.quote(command)}\n}} </dev/null 2>&1; '
+            f'__aw_rc=$?; builtin printf \'\\n%s %d %s\\n\' {token} "$__aw_rc" "$PWD"\n'
+        )
+        try:
+            self._write(script.encode())
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise DownstreamError("the shell exited unexpectedly; start a new sandbox") from exc
+        running.task = asyncio.create_task(self._collect(running))
+        return running
+
+    async def _collect(self, running: _Running) -> None:
+        assert self._proc is not None
+        assert self._proc.stdout is not None
+        stdout = self._proc.stdout
+        marker = b"\n" + running.token + b" "
+        buf = bytearray(self._carry)
+        self._carry = b""
+        while True:
+            at = buf.find(marker)
+            if at >= 0:
+                end = buf.find(b"\n", at + len(marker))
+                if end >= 0:
+                    running.append(bytes(buf[:at]))
+                    fields = bytes(buf[at + len(marker) : end]).decode(errors="replace")
+                    code, _, cwd = fields.partition(" ")
+                    running.exit_code = int(code)
+                    self._cwd = Path(cwd)
+                    self._carry = bytes(buf[end + 1 :])
+                    return
+            else:
+                keep = len(marker) - 1
+                if len(buf) > keep:
+                    running.append(bytes(buf[:-keep]))
+                    del buf[:-keep]
+            chunk = await stdout.read(65536)
+            if not chunk:
+                running.append(bytes(buf))
+                running.eof = True
+                return
+            buf += chunk
+
+    async def _wait(self, running: _Running, seconds: float) -> bool:
+        assert running.task is not None
+        done, _ = await asyncio.wait({running.task}, timeout=seconds)
+        return bool(done)
+
+    async def _stop(self, running: _Running, sig: signal.Signals) -> bool:
+        """Stop the running command; returns False when the shell had to be restarted."""
+        assert self._proc is not None
+        assert running.task is not None
+        for attempt in (sig, signal.SIGKILL):
+            pids = command_pids(self._proc.pid)
+            if not pids:
+                break
+            signal_pids(pids, attempt)
+            if await self._wait(running, _GRACE_S):
+                return True
+        running.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running.task
+        await self._kill_shell()
+        await self._spawn(self._cwd if self._cwd and self._cwd.is_dir() else self.path)
+        return False
+
+    async def _settle(self, running: _Running, seconds: float) -> CommandResult:
+        if await self._wait(running, seconds):
+            return await self._result(running)
+        stopped = await self._stop(running, signal.SIGKILL)
+        return await self._result(running, timed_out=True, stopped=stopped)
+
+    async def _interrupt(self, running: _Running) -> CommandResult:
+        if running.task is not None and running.task.done():
+            return await self._result(running)
+        stopped = await self._stop(running, signal.SIGINT)
+        result = await self._result(running, stopped=stopped)
+        result.output = ensure_newline(result.output) + "^C\n"
+        return result
+
+    async def _end_session(self, seconds: float) -> CommandResult:
+        assert self._proc is not None
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
+        try:
+            code = await asyncio.wait_for(self._proc.wait(), seconds)
+        except TimeoutError:
+            code = None
+        self._ended = True
+        return CommandResult(command="", output="exit\n", exit_code=code)
+
+    async def _result(
+        self, running: _Running, *, timed_out: bool = False, stopped: bool = True
+    ) -> CommandResult:
+        exit_code = running.exit_code if stopped and not timed_out else None
+        if running.eof and self._proc is not None:
+            self._ended = True
+            exit_code = await self._proc.wait()
+        return CommandResult(
+            command=running.command,
+            output=_TTY_NOISE.sub(b"", running.out).decode("utf-8", errors="replace"),
+            exit_code=exit_code,
+            timed_out=timed_out,
+            duration_s=round(time.monotonic() - running.started, 6),
+            truncated=running.truncated,
+        )
+
+    async def _kill_shell(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        leftovers = command_pids(proc.pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        signal_pids(leftovers, signal.SIGKILL)
+        if proc.stdin is not None:
+            proc.stdin.close()
+        await proc.wait()
+        if proc.stdout is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(proc.stdout.read(), _GRACE_S)
+
+
+def _check_timeout(timeout: float) -> None:
+    if not timeout > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, got {timeout!r}")

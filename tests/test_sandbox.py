@@ -1,0 +1,214 @@
+"""The terminal sandbox against a real bash: no mocks."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from aw_lookahead.errors import DownstreamError, UsageError
+from aw_lookahead.sandbox import (
+    CommandResult,
+    SyncTerminalSandbox,
+    TerminalSandbox,
+    observation,
+    record_trajectory,
+)
+from aw_lookahead.trajectory import Domain, read_trajectories, write_trajectories
+
+
+@pytest.fixture
+async def sb() -> AsyncIterator[TerminalSandbox]:
+    async with TerminalSandbox() as sandbox:
+        yield sandbox
+
+
+def _gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (a zombie waiting for a reaper counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
+
+
+def _group_gone(pgid: int) -> bool:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = entry.joinpath("stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return False
+    return True
+
+
+async def _eventually(condition: object, deadline_s: float = 5.0) -> bool:
+    assert callable(condition)
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if condition():
+            return True
+        await asyncio.sleep(0.02)
+    return bool(condition())
+
+
+async def test_state_persists_across_commands(sb: TerminalSandbox) -> None:
+    assert (await sb.run("mkdir -p work/sub && cd work/sub")).exit_code == 0
+    assert (await sb.run("export GREETING=hello; echo data > f.txt")).exit_code == 0
+    result = await sb.run('pwd; echo "$GREETING"; cat f.txt')
+    assert result.output == f"{sb.path}/work/sub\nhello\ndata\n"
+    assert sb.cwd == sb.path / "work" / "sub"
+    assert (sb.path / "work/sub/f.txt").read_text() == "data\n"
+
+
+async def test_stderr_is_interleaved_and_exit_codes(sb: TerminalSandbox) -> None:
+    result = await sb.run("echo out; echo err >&2; echo out2")
+    assert result.output == "out\nerr\nout2\n"
+    assert (await sb.run("false")).exit_code == 1
+    assert (await sb.run("(exit 3)")).exit_code == 3
+    assert (await sb.run("echo $?")).output == "3\n"
+    assert (await sb.run("echo 'unterminated")).exit_code == 2
+    assert (await sb.run("echo still-alive")).output == "still-alive\n"
+
+
+async def test_missing_command(sb: TerminalSandbox) -> None:
+    result = await sb.run("definitely-not-a-command --flag")
+    assert result.exit_code == 127
+    assert "definitely-not-a-command: command not found" in result.output
+
+
+async def test_timeout_kills_command_but_keeps_session(sb: TerminalSandbox) -> None:
+    await sb.run("cd /tmp && export KEEP=1")
+    started = time.monotonic()
+    result = await sb.run("sleep 30", timeout=0.5)
+    assert time.monotonic() - started < 2.0
+    assert result.timed_out
+    assert result.exit_code is None
+    after = await sb.run('pwd; echo "$KEEP"')
+    assert after.output == "/tmp\n1\n"
+
+
+async def test_stuck_shell_is_restarted_in_same_directory(sb: TerminalSandbox) -> None:
+    await sb.run("mkdir d && cd d")
+    result = await sb.run("while :; do :; done", timeout=0.3)
+    assert result.timed_out
+    assert (await sb.run("pwd")).output == f"{sb.path}/d\n"
+
+
+async def test_ctrl_c_interrupts(sb: TerminalSandbox) -> None:
+    started = time.monotonic()
+    result = await sb.send_keys(
+        [{"keystrokes": "sleep 30\n", "duration": 0.2}, {"keystrokes": "C-c", "duration": 0.1}]
+    )
+    assert time.monotonic() - started < 3.0
+    assert result.exit_code == 130
+    assert not result.timed_out
+    assert observation(result) == "$ sleep 30\n^C\n"
+    assert (await sb.run("echo ok")).output == "ok\n"
+
+
+async def test_send_keys_runs_lines_and_plain_text(sb: TerminalSandbox) -> None:
+    result = await sb.send_keys([{"keystrokes": "echo a\necho ", "duration": 0.1}])
+    assert observation(result) == "$ echo a\na\n"
+    result = await sb.send_keys([{"keystrokes": "b\n", "duration": 0.1}])
+    assert observation(result) == "$ echo b\nb\n"
+    result = await sb.send_keys(
+        '[{"keystrokes": "echo x; false", "duration": 0.1}, '
+        '{"keystrokes": "Enter", "duration": 0.1}]'
+    )
+    assert (result.output, result.exit_code) == ("x\n", 1)
+    assert (await sb.send_keys("echo plain")).output == "plain\n"
+
+
+async def test_unknown_control_key_is_a_usage_error(sb: TerminalSandbox) -> None:
+    with pytest.raises(UsageError, match=r"'C-x'.*C-c"):
+        await sb.send_keys([{"keystrokes": "C-x", "duration": 0.1}])
+
+
+async def test_ctrl_d_ends_the_session() -> None:
+    async with TerminalSandbox() as sb:
+        result = await sb.send_keys([{"keystrokes": "C-d", "duration": 0.1}])
+        assert result.exit_code == 0
+        assert not sb.alive
+        with pytest.raises(DownstreamError, match="ended"):
+            await sb.run("echo hi")
+
+
+async def test_output_is_capped() -> None:
+    async with TerminalSandbox(max_output_bytes=1000) as sb:
+        result = await sb.run("yes | head -c 200000; echo done >&2")
+        assert result.truncated
+        assert len(result.output.encode()) == 1000
+        assert observation(result).endswith("[output truncated]\n")
+        assert (await sb.run("echo small")).truncated is False
+
+
+async def test_close_leaves_no_processes() -> None:
+    sb = await TerminalSandbox().start()
+    background = await sb.run("sleep 100 & echo $!")
+    bg_pid = int(background.output.split()[-1])
+    pgid = sb.pid
+    assert pgid is not None
+    root = sb.path
+    await sb.close()
+    assert await _eventually(lambda: _gone(bg_pid))
+    assert await _eventually(lambda: _gone(pgid))
+    assert await _eventually(lambda: _group_gone(pgid))
+    assert not root.exists()
+
+
+async def test_network_is_isolated_when_possible() -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        probe = f"(exec 3<>/dev/tcp/127.0.0.1/{port}) && echo connected"
+        async with TerminalSandbox(network=True) as open_sb:
+            assert not open_sb.network_isolated
+            assert "connected" in (await open_sb.run(probe)).output
+        async with TerminalSandbox() as sb:
+            if not sb.network_isolated:
+                pytest.skip("unshare --net is not available here")
+            result = await sb.run(probe, timeout=5)
+            assert result.exit_code != 0
+            assert "connected" not in result.output
+
+
+async def test_write_file_stays_inside(sb: TerminalSandbox) -> None:
+    sb.write_file("a/b.txt", "x\n")
+    assert (await sb.run("cat a/b.txt")).output == "x\n"
+    with pytest.raises(UsageError, match="outside"):
+        sb.write_file("../escape.txt", "no")
+
+
+def test_observation_format() -> None:
+    result = CommandResult(command="printf 'a\nb'", output="a\nb", exit_code=0)
+    assert observation(result) == "$ printf 'a\n> b'\na\nb\n"
+    assert observation(CommandResult(command="true", output="", exit_code=0)) == "$ true\n"
+
+
+def test_sync_wrapper_and_record_trajectory(tmp_path: Path) -> None:
+    with SyncTerminalSandbox() as sync_sb:
+        assert sync_sb.run("echo $((6 * 7))").output == "42\n"
+    trajectory = record_trajectory(
+        ["printf 'b\\na\\n' > x.txt", "sort x.txt", "cat missing.txt"],
+        task="sort a file",
+        id="t1",
+    )
+    assert trajectory.domain is Domain.TERMINAL
+    assert [t.metadata["exit_code"] for t in trajectory.turns] == [0, 0, 1]
+    assert trajectory.turns[1].action == [{"keystrokes": "sort x.txt\n", "duration": 1.0}]
+    assert trajectory.turns[1].observation == "$ sort x.txt\na\nb\n"
+    assert "No such file or directory" in trajectory.turns[2].observation
+    path = tmp_path / "t.jsonl"
+    assert write_trajectories(path, [trajectory]) == 1
+    assert list(read_trajectories(path)) == [trajectory]
+    assert os.path.getsize(path) > 0
