@@ -1,0 +1,431 @@
+"""The lookahead engine: simulate actions with a world model, judge, prune, rank.
+
+Guarantees:
+
+* Every call returns one :class:`Decision` per action, in the caller's order,
+  within ``deadline_s`` (per ``gate``/``select`` call, per step of
+  ``rollout``) plus scheduling noise: the world-model call and the judges run
+  under ``asyncio.timeout``. Nothing hangs on a dead server.
+* The actions that need a simulation go to the world model in ONE
+  ``predict_many`` call, so the server batches them and shares the prefix.
+* A world model that is unreachable, times out, or answers garbage (any
+  exception from it) yields the ``on_error`` decision: ``fail_open`` executes
+  as ``unsimulated`` with the error, ``fail_closed`` vetoes with the error.
+  A judge that fails is treated the same way; it is never a silent pass.
+* Cache hits (see :mod:`.cache`) cost no model call; identical actions within
+  one call are simulated once.
+
+Ranking in :meth:`Lookahead.select`: survivors (not vetoed) are ordered by
+``score``, highest first, ties by candidate order. ``score`` is the judges'
+progress when any judge gives one (an :class:`LLMJudge`); otherwise a
+deterministic heuristic: 0.75 for a predicted success, 0.5 unknown, 0.1 no-op,
+0 failure/risky, minus 0.05 per warning signal and plus 0.05 per success
+signal, clipped to [0, 1]. Unsimulated survivors (``fail_open``) rank last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from aw_lookahead._sync import run_sync
+from aw_lookahead.errors import ConfigError, UsageError, WorldModelError
+from aw_lookahead.trajectory import Action, Trajectory
+from aw_lookahead.worldmodel.base import Prediction, WorldModel
+
+from .cache import PredictionCache, StepKeys
+from .judges import Judge, combine_verdicts
+from .routing import RiskRouter, Route
+from .rules import RuleJudge
+from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult, Signal, Verdict
+
+__all__ = ["EngineStats", "Lookahead", "heuristic_score"]
+
+SimulatePolicy = Literal["always", "risky", "never"]
+ErrorPolicy = Literal["fail_open", "fail_closed"]
+_DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
+_BASE_SCORE = {
+    Outcome.SUCCESS: 0.75,
+    Outcome.UNKNOWN: 0.5,
+    Outcome.NO_OP: 0.1,
+    Outcome.FAILURE: 0.0,
+    Outcome.RISKY: 0.0,
+}
+
+
+def heuristic_score(verdict: Verdict) -> float:
+    """The verdict's progress if given, else the deterministic heuristic (module docstring)."""
+    if verdict.progress is not None:
+        return verdict.progress
+    score = _BASE_SCORE[verdict.outcome]
+    for s in verdict.signals:
+        score += 0.05 if s.outcome is Outcome.SUCCESS else -0.05
+    return min(1.0, max(0.0, score))
+
+
+@dataclass
+class EngineStats:
+    """Counters since the engine was made: what routing and the cache saved."""
+
+    actions: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    skipped: int = 0
+    errors: int = 0
+
+
+@dataclass
+class _Slot:
+    """One action to simulate in a step, and what became of it."""
+
+    action: Action
+    index: int
+    route: Route | None = None
+    key: str | None = None
+    prediction: Prediction | None = None
+    cached: bool = False
+    error: str | None = None
+    verdict: Verdict | None = None
+    judge_s: float = 0.0
+
+
+class Lookahead:
+    """Simulate before execute: ``gate``, ``select`` and ``rollout`` over any world model.
+
+    ``judges`` default to ``[RuleJudge()]``; ``router`` to :class:`RiskRouter`.
+    ``simulate="risky"`` skips actions the router calls read-only; ``"never"``
+    simulates nothing (every action is ``skipped``). ``cache=None`` makes an
+    in-memory :class:`PredictionCache`; ``False`` disables caching.
+    """
+
+    def __init__(
+        self,
+        world_model: WorldModel,
+        *,
+        judges: Iterable[Judge] | None = None,
+        router: RiskRouter | None = None,
+        simulate: SimulatePolicy = "always",
+        on_error: ErrorPolicy = "fail_open",
+        deadline_s: float = 60.0,
+        cache: PredictionCache | Literal[False] | None = None,
+        veto_outcomes: Iterable[Outcome] = _DEFAULT_VETO,
+    ) -> None:
+        if simulate not in ("always", "risky", "never"):
+            raise ConfigError(
+                f"simulate={simulate!r} is not valid; use 'always', 'risky' or 'never'"
+            )
+        if on_error not in ("fail_open", "fail_closed"):
+            raise ConfigError(
+                f"on_error={on_error!r} is not valid; use 'fail_open' or 'fail_closed'"
+            )
+        if not deadline_s > 0:
+            raise ConfigError(f"deadline_s must be > 0 seconds, got {deadline_s!r}")
+        self.world_model = world_model
+        self.judges: list[Judge] = list(judges) if judges is not None else [RuleJudge()]
+        self.router = router or RiskRouter()
+        self.simulate: SimulatePolicy = simulate
+        self.on_error: ErrorPolicy = on_error
+        self.deadline_s = float(deadline_s)
+        self.cache: PredictionCache | None = (
+            PredictionCache() if cache is None else None if cache is False else cache
+        )
+        self.veto_outcomes = frozenset(Outcome(o) for o in veto_outcomes)
+        self.prompts = getattr(world_model, "prompts", None)
+        self.stats = EngineStats()
+
+    # ------------------------------------------------------------------ public API
+
+    async def gate(
+        self, trajectory: Trajectory, actions: Sequence[Action], *, task: str | None = None
+    ) -> list[Decision]:
+        """One decision per action (same order; ``Decision.index`` is the position)."""
+        actions = list(actions)
+        self.stats.actions += len(actions)
+        decisions: list[Decision | None] = [None] * len(actions)
+        slots: list[_Slot] = []
+        for i, action in enumerate(actions):
+            if self.simulate == "never":
+                decisions[i] = self._skipped(action, i, "simulate='never'")
+                continue
+            route = self.router.route(trajectory, action) if self.simulate == "risky" else None
+            if route is not None and route.read_only:
+                decisions[i] = self._skipped(action, i, route.reason, route)
+                continue
+            slots.append(_Slot(action=action, index=i, route=route))
+        for slot, decision in zip(slots, await self._run(trajectory, slots, task), strict=True):
+            decisions[slot.index] = decision
+        return [d for d in decisions if d is not None]
+
+    async def select(
+        self, trajectory: Trajectory, candidates: Sequence[Action], task: str | None = None
+    ) -> SelectResult:
+        """Simulate all candidates together, prune, rank survivors; ``chosen`` is the best."""
+        candidates = list(candidates)
+        if not candidates:
+            raise UsageError("select() needs at least one candidate action")
+        self.stats.actions += len(candidates)
+        if self.simulate == "never":
+            skipped = [self._skipped(a, i, "simulate='never'") for i, a in enumerate(candidates)]
+            return SelectResult(
+                decisions=skipped,
+                chosen=skipped[0],
+                reason="simulate='never': the first candidate, unsimulated",
+            )
+        slots = [_Slot(action=a, index=i) for i, a in enumerate(candidates)]
+        decisions = await self._run(trajectory, slots, task)
+        survivors = [d for d in decisions if d.executes]
+        pruned = [d for d in decisions if not d.executes]
+        survivors.sort(
+            key=lambda d: (d.kind is DecisionKind.UNSIMULATED, -(d.score or 0.0), d.index)
+        )
+        for rank, d in enumerate(survivors):
+            d.metadata["rank"] = rank
+        chosen = survivors[0] if survivors else None
+        if chosen is not None:
+            how = f"score {chosen.score:.2f}" if chosen.score is not None else "unsimulated"
+            reason = (
+                f"candidate {chosen.index} of {len(candidates)} chosen ({how}, predicted "
+                f"{chosen.outcome.value}); {len(pruned)} pruned"
+            )
+        else:
+            why = "; ".join(f"#{d.index}: {d.reason}" for d in pruned[:8])
+            reason = f"all {len(candidates)} candidates were pruned: {why}"
+        return SelectResult(
+            decisions=survivors + pruned, chosen=chosen, pruned=pruned, reason=reason
+        )
+
+    async def rollout(
+        self,
+        trajectory: Trajectory,
+        plan: Sequence[Action],
+        depth: int | None = None,
+        *,
+        task: str | None = None,
+    ) -> RolloutResult:
+        """Simulate a plan step by step, feeding each prediction back as history.
+
+        Every step is simulated (routing does not apply: the next step needs
+        an observation). Stops at the first vetoed step (``failed_at``) or at
+        the first step without a prediction (``fail_open``: ``failed_at`` stays
+        ``None`` and ``reason`` says where it stopped). ``deadline_s`` applies
+        per step. The returned trajectory holds the predicted turns, the
+        failing one included, each marked ``metadata["predicted"]``.
+        """
+        if depth is not None and depth < 0:
+            raise UsageError(f"depth must be >= 0, got {depth}")
+        steps_plan = list(plan) if depth is None else list(plan)[:depth]
+        self.stats.actions += len(steps_plan)
+        traj = trajectory
+        steps: list[Decision] = []
+        for i, action in enumerate(steps_plan):
+            [decision] = await self._run(traj, [_Slot(action=action, index=i)], task)
+            steps.append(decision)
+            if decision.prediction is not None:
+                traj = traj.with_turn(action, decision.prediction.observation, predicted=True)
+            if decision.kind is DecisionKind.VETO:
+                return RolloutResult(
+                    steps=steps,
+                    failed_at=i,
+                    trajectory=traj,
+                    reason=f"step {i} is predicted to fail: {decision.reason}",
+                )
+            if decision.prediction is None:
+                return RolloutResult(
+                    steps=steps,
+                    trajectory=traj,
+                    reason=f"stopped at step {i}: no prediction ({decision.error})",
+                )
+        return RolloutResult(
+            steps=steps,
+            trajectory=traj,
+            reason=f"all {len(steps_plan)} steps are predicted feasible",
+        )
+
+    def gate_sync(
+        self, trajectory: Trajectory, actions: Sequence[Action], *, task: str | None = None
+    ) -> list[Decision]:
+        """Blocking :meth:`gate`."""
+        return run_sync(self.gate(trajectory, actions, task=task))
+
+    def select_sync(
+        self, trajectory: Trajectory, candidates: Sequence[Action], task: str | None = None
+    ) -> SelectResult:
+        """Blocking :meth:`select`."""
+        return run_sync(self.select(trajectory, candidates, task))
+
+    def rollout_sync(
+        self,
+        trajectory: Trajectory,
+        plan: Sequence[Action],
+        depth: int | None = None,
+        *,
+        task: str | None = None,
+    ) -> RolloutResult:
+        """Blocking :meth:`rollout`."""
+        return run_sync(self.rollout(trajectory, plan, depth, task=task))
+
+    # ------------------------------------------------------------------ the step
+
+    async def _run(
+        self, trajectory: Trajectory, slots: list[_Slot], task: str | None
+    ) -> list[Decision]:
+        if not slots:
+            return []
+        deadline = asyncio.get_running_loop().time() + self.deadline_s
+        misses: dict[str, list[_Slot]] = {}
+        if self.cache is not None:
+            keys = StepKeys(self.world_model.model_id, trajectory, self.prompts)
+            for slot in slots:
+                slot.key = keys.key(slot.action)
+                hit = self.cache.get(slot.key)
+                if hit is not None:
+                    slot.prediction, slot.cached = hit, True
+                    self.stats.cache_hits += 1
+                else:
+                    misses.setdefault(slot.key, []).append(slot)
+        else:
+            misses = {str(i): [s] for i, s in enumerate(slots)}
+        if misses:
+            await self._predict(trajectory, misses, deadline)
+        judged = [s for s in slots if s.prediction is not None]
+        if len(judged) == 1:
+            await self._judge(trajectory, judged[0], task, deadline)
+        elif judged:
+            await asyncio.gather(*(self._judge(trajectory, s, task, deadline) for s in judged))
+        return [self._decision(trajectory, s) for s in slots]
+
+    async def _predict(
+        self, trajectory: Trajectory, misses: dict[str, list[_Slot]], deadline: float
+    ) -> None:
+        groups = list(misses.values())
+        self.stats.model_calls += len(groups)
+        results: Sequence[object]
+        try:
+            async with asyncio.timeout_at(deadline):
+                results = await self.world_model.predict_many(
+                    trajectory, [g[0].action for g in groups], return_exceptions=True
+                )
+        except TimeoutError:
+            results = [
+                f"the world model gave no prediction within the {self.deadline_s:g} s deadline"
+            ] * len(groups)
+        except Exception as exc:  # a broken backend must not break the agent: on_error decides
+            results = [f"the world model failed: {type(exc).__name__}: {exc}"] * len(groups)
+        if len(results) != len(groups):
+            results = [
+                f"the world model returned {len(results)} results for {len(groups)} actions"
+            ] * len(groups)
+        for group, result in zip(groups, results, strict=True):
+            for slot in group:
+                if isinstance(result, Prediction):
+                    slot.prediction = result
+                elif isinstance(result, WorldModelError):
+                    slot.error = f"{type(result).__name__}: {result}"
+                elif isinstance(result, str):
+                    slot.error = result
+                else:
+                    slot.error = (
+                        f"the world model returned {type(result).__name__}, not a Prediction"
+                    )
+            if isinstance(result, Prediction) and self.cache is not None and group[0].key:
+                self.cache.put(group[0].key, result)
+
+    async def _judge(
+        self, trajectory: Trajectory, slot: _Slot, task: str | None, deadline: float
+    ) -> None:
+        assert slot.prediction is not None
+        started = time.perf_counter()
+        task = task or trajectory.task
+        try:
+            async with asyncio.timeout_at(deadline):
+                if len(self.judges) == 1:
+                    verdicts = [
+                        await self.judges[0].judge(
+                            trajectory, slot.action, slot.prediction, task=task
+                        )
+                    ]
+                else:
+                    verdicts = list(
+                        await asyncio.gather(
+                            *(
+                                j.judge(trajectory, slot.action, slot.prediction, task=task)
+                                for j in self.judges
+                            )
+                        )
+                    )
+            slot.verdict = combine_verdicts(verdicts)
+        except TimeoutError:
+            slot.error = f"the judges gave no verdict within the {self.deadline_s:g} s deadline"
+        except Exception as exc:  # JudgeError and broken judges: on_error decides, never a pass
+            slot.error = f"{type(exc).__name__}: {exc}"
+        slot.judge_s = time.perf_counter() - started
+
+    # ------------------------------------------------------------------ decisions
+
+    def _skipped(
+        self, action: Action, index: int, reason: str, route: Route | None = None
+    ) -> Decision:
+        self.stats.skipped += 1
+        meta: dict[str, Any] = {"route": route.model_dump()} if route is not None else {}
+        return Decision(
+            action=action, kind=DecisionKind.SKIPPED, reason=reason, index=index, metadata=meta
+        )
+
+    def _decision(self, trajectory: Trajectory, slot: _Slot) -> Decision:
+        pred = slot.prediction
+        meta: dict[str, Any] = {"route": slot.route.model_dump()} if slot.route else {}
+        tokens = pred.usage.total_tokens if pred is not None and not slot.cached else 0
+        latency = (pred.latency_s if pred is not None and not slot.cached else 0.0) + slot.judge_s
+        if slot.verdict is None:
+            self.stats.errors += 1
+            error = slot.error or "no verdict"
+            where = "judges" if pred is not None else "world model"
+            signal = Signal(
+                source="engine",
+                name="engine.judge_error" if pred is not None else "engine.world_model_error",
+                outcome=Outcome.UNKNOWN,
+                detail=error,
+            )
+            if self.on_error == "fail_open":
+                kind = DecisionKind.UNSIMULATED
+                reason = f"the {where} failed, so the action runs without lookahead (fail_open)"
+            else:
+                kind = DecisionKind.VETO
+                reason = (
+                    f"the {where} could not check this action ({error}); blocked because "
+                    "on_error='fail_closed'. Retry when the world model is reachable."
+                )
+            return Decision(
+                action=slot.action,
+                kind=kind,
+                reason=reason,
+                signals=[signal],
+                prediction=pred,
+                latency_s=latency,
+                tokens=tokens,
+                cached=slot.cached,
+                error=error,
+                index=slot.index,
+                metadata=meta,
+            )
+        verdict = slot.verdict
+        veto = verdict.outcome in self.veto_outcomes
+        reason = verdict.reason or f"predicted {verdict.outcome.value}"
+        return Decision(
+            action=slot.action,
+            kind=DecisionKind.VETO if veto else DecisionKind.EXECUTE,
+            outcome=verdict.outcome,
+            reason=reason,
+            signals=verdict.signals,
+            prediction=pred,
+            score=heuristic_score(verdict),
+            progress=verdict.progress,
+            latency_s=latency,
+            tokens=tokens + verdict.tokens,
+            cached=slot.cached,
+            index=slot.index,
+            metadata=meta,
+        )

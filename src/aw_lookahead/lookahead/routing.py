@@ -1,0 +1,337 @@
+"""Risk routing: decide *before* simulating whether an action is known to be read-only.
+
+Read-only actions may skip the world model (``simulate="risky"``); everything
+else is simulated. The classifiers are conservative on purpose: a false
+"read-only" would let a destructive action run unchecked, while a false
+"may write" only costs one simulation.
+
+Guarantees:
+
+* MCP tools: only an explicit ``readOnlyHint: true`` makes a call read-only.
+  A missing annotation, a missing tool definition or an unknown tool means
+  "may be destructive", as MCP's own defaults say.
+* Terminal commands: read-only only when every command of the line is on the
+  allow list and no redirection, command substitution, ``tee``, ``sed -i``,
+  ``find -exec/-delete`` (and similar writers) appears anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from aw_lookahead.trajectory import Action, Domain, Trajectory
+
+__all__ = [
+    "RiskRouter",
+    "Route",
+    "is_read_only_command",
+    "terminal_command_text",
+    "tool_annotations",
+]
+
+_MCP_DEFAULTS: dict[str, bool] = {
+    "read_only_hint": False,
+    "destructive_hint": True,
+    "idempotent_hint": False,
+    "open_world_hint": True,
+}
+_CAMEL = {
+    "readOnlyHint": "read_only_hint",
+    "destructiveHint": "destructive_hint",
+    "idempotentHint": "idempotent_hint",
+    "openWorldHint": "open_world_hint",
+}
+
+
+class Route(BaseModel):
+    """The router's answer for one action: ``read_only`` actions may skip simulation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    read_only: bool
+    reason: str
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _merge_hints(out: dict[str, bool], raw: Any) -> None:
+    if raw is None:
+        return
+    if not isinstance(raw, Mapping):
+        raw = {k: getattr(raw, k, None) for k in (*_CAMEL, *_CAMEL.values())}
+    for key, value in raw.items():
+        name = _CAMEL.get(key, key)
+        if name in out and isinstance(value, bool):
+            out[name] = value
+
+
+def tool_annotations(tool: Any) -> dict[str, bool]:
+    """The four MCP hints of ``tool``, with MCP's defaults for the missing ones.
+
+    Reads an MCP tool dict (``{"annotations": {...}}``, camelCase or
+    snake_case), an MCP ``Tool`` object, and LangChain tools in both adapter
+    layouts: flat ``metadata["readOnlyHint"]`` (langchain-mcp-adapters) and
+    nested ``metadata["mcp"]["tool"]["annotations"]`` (langchain.mcp). ``None``
+    values count as missing.
+    """
+    out = dict(_MCP_DEFAULTS)
+    _merge_hints(out, _get(tool, "annotations"))
+    metadata = _get(tool, "metadata")
+    if isinstance(metadata, Mapping):
+        _merge_hints(out, {k: v for k, v in metadata.items() if k in _CAMEL or k in out})
+        mcp = metadata.get("mcp")
+        if isinstance(mcp, Mapping):
+            inner = mcp.get("tool")
+            if inner is not None:
+                _merge_hints(out, _get(inner, "annotations"))
+    return out
+
+
+# --------------------------------------------------------------------------- terminal
+
+_ALWAYS_READ = frozenset(
+    [
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "wc",
+        "pwd",
+        "echo",
+        "printf",
+        "which",
+        "type",
+        "whoami",
+        "id",
+        "date",
+        "uname",
+        "hostname",
+        "printenv",
+        "file",
+        "stat",
+        "du",
+        "df",
+        "tree",
+        "cut",
+        "tr",
+        "diff",
+        "cmp",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "ps",
+        "free",
+        "uptime",
+        "nl",
+        "column",
+        "jq",
+        "cd",
+        "true",
+        "less",
+        "more",
+        "whereis",
+    ]
+)
+_GIT_READ = frozenset(
+    [
+        "status",
+        "log",
+        "diff",
+        "show",
+        "rev-parse",
+        "ls-files",
+        "blame",
+        "describe",
+        "shortlog",
+        "grep",
+        "ls-tree",
+        "cat-file",
+    ]
+)
+_GIT_LISTING = frozenset({"branch", "tag", "remote"})
+_GIT_LIST_FLAGS = frozenset({"-a", "-r", "-v", "-vv", "--all", "--list", "-l", "--remotes"})
+_WRITER_TEXT = re.compile(r"[<>`]|\$\(|(?:^|\s)tee(?:\s|$)|(?<![|&])&(?![&])")
+_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+_FIND_WRITERS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
+_SED_WRITE = re.compile(r"(?:^|[/;}\s])[wWe](?:\s|$)")
+
+
+def terminal_command_text(action: Action) -> str | None:
+    """The shell text an action types: keystroke lists joined, plain text as is.
+
+    Returns ``None`` when the action is not a terminal action or contains a
+    control key other than Enter (e.g. ``C-c`` interrupts a running program).
+    """
+    if isinstance(action, str):
+        return action
+    items: Sequence[Any]
+    if isinstance(action, Mapping):
+        if isinstance(action.get("command"), str):
+            return str(action["command"])
+        items = [action]
+    else:
+        items = action
+    parts: list[str] = []
+    for item in items:
+        keys = item.get("keystrokes") if isinstance(item, Mapping) else None
+        if not isinstance(keys, str):
+            return None
+        if keys in ("Enter", "C-m", "C-j", "KPEnter"):
+            parts.append("\n")
+        elif re.fullmatch(r"[CMS]-\S+|\^[A-Za-z]|Escape|Tab|BSpace|Up|Down|Left|Right", keys):
+            return None
+        else:
+            parts.append(keys)
+    return "".join(parts)
+
+
+def _segment_read_only(words: list[str]) -> str | None:
+    """``None`` when the simple command is read-only, else the reason it is not."""
+    name = words[0].rsplit("/", 1)[-1]
+    if "=" in name:
+        return f"variable assignment {words[0]!r}"
+    args = words[1:]
+    if name == "git":
+        sub = next((a for a in args if not a.startswith("-")), None)
+        if sub in _GIT_READ:
+            if any(a.startswith("--output") for a in args):
+                return "git --output writes a file"
+            return None
+        if sub in _GIT_LISTING:
+            rest = args[args.index(sub) + 1 :]
+            if all(a in _GIT_LIST_FLAGS for a in rest):
+                return None
+            return f"git {sub} with arguments may change refs"
+        return f"git {sub or ''} is not a known read-only git command".replace("  ", " ")
+    if name == "find":
+        bad = next((a for a in args if a in _FIND_WRITERS), None)
+        return f"find {bad} acts on files" if bad else None
+    if name == "sed":
+        if any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
+            return "sed -i edits files in place"
+        if any(_SED_WRITE.search(a) for a in args if not a.startswith("-")):
+            return "sed script may write files (w/e command)"
+        return None
+    if name == "sort":
+        if any(a == "-o" or a.startswith(("-o", "--output")) for a in args):
+            return "sort -o writes a file"
+        return None
+    if name == "uniq":
+        positional = [a for a in args if not a.startswith("-")]
+        return "uniq with an output file writes it" if len(positional) > 1 else None
+    if name in _ALWAYS_READ:
+        return None
+    return f"{name!r} is not on the read-only allow list"
+
+
+def is_read_only_command(text: str) -> tuple[bool, str]:
+    """Classify a shell line (or several): ``(read_only, reason)``."""
+    if not text.strip():
+        return False, "no command text to classify"
+    hit = _WRITER_TEXT.search(text)
+    if hit:
+        return False, f"redirection, substitution, tee or background job ({hit.group(0).strip()!r})"
+    commands: list[str] = []
+    for segment in _SPLIT.split(text):
+        if not segment.strip():
+            continue
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            return False, f"cannot parse {segment.strip()!r}"
+        if not words:
+            continue
+        why = _segment_read_only(words)
+        if why is not None:
+            return False, why
+        commands.append(words[0])
+    if not commands:
+        return False, "no command text to classify"
+    return True, "read-only command(s): " + ", ".join(dict.fromkeys(commands))
+
+
+# --------------------------------------------------------------------------- router
+
+
+class RiskRouter:
+    """Decides, before any simulation, whether an action is known to be read-only.
+
+    ``tools`` adds tool definitions (MCP dicts or LangChain tools) to those in
+    ``trajectory.tools``; ``read_only_domains`` are domains whose every action
+    is a query (default: search).
+    """
+
+    def __init__(
+        self,
+        *,
+        tools: Iterable[Any] | None = None,
+        read_only_domains: Iterable[Domain] = (Domain.SEARCH,),
+    ) -> None:
+        self._tools: dict[str, Any] = {}
+        for tool in tools or ():
+            name = _get(tool, "name")
+            if isinstance(name, str):
+                self._tools[name] = tool
+        self.read_only_domains = frozenset(read_only_domains)
+
+    def _find_tool(self, trajectory: Trajectory, name: str) -> Any:
+        for tool in trajectory.tools or ():
+            if tool.get("name") == name:
+                return tool
+        return self._tools.get(name)
+
+    def route(self, trajectory: Trajectory, action: Action) -> Route:
+        """Read-only (may skip simulation) or not, with the reason."""
+        if (
+            isinstance(action, Mapping)
+            and isinstance(action.get("name"), str)
+            and ("arguments" in action or "args" in action or trajectory.domain is Domain.MCP)
+        ):
+            name = str(action["name"])
+            tool = self._find_tool(trajectory, name)
+            if tool is None:
+                return Route(
+                    read_only=False,
+                    reason=f"tool {name!r} has no definition; treated as possibly destructive",
+                )
+            hints = tool_annotations(tool)
+            if hints["read_only_hint"]:
+                return Route(read_only=True, reason=f"tool {name!r} is annotated readOnlyHint")
+            return Route(
+                read_only=False,
+                reason=f"tool {name!r} is not annotated read-only "
+                f"(destructiveHint={hints['destructive_hint']})",
+            )
+        if trajectory.domain in self.read_only_domains:
+            return Route(read_only=True, reason=f"{trajectory.domain.value} actions only query")
+        if trajectory.domain in (Domain.TERMINAL, Domain.SWE) or not isinstance(action, str):
+            text = terminal_command_text(action)
+            if text is None:
+                return Route(
+                    read_only=False,
+                    reason="not plain terminal text (control keys or an unknown action shape)",
+                )
+            read_only, why = is_read_only_command(text)
+            return Route(read_only=read_only, reason=why)
+        return Route(
+            read_only=False, reason=f"no read-only rule for {trajectory.domain.value} actions"
+        )

@@ -1,0 +1,404 @@
+"""Rule signals read from a predicted observation, and :class:`RuleJudge` that combines them.
+
+Each rule family looks for text the real environment prints when an action
+fails, does nothing, or destroys something. Every :class:`Signal` names the
+matched text (the whole line it sits on, at most 200 characters), so a veto
+can show its evidence.
+
+Families and the domains they apply to by default:
+
+=========  ==========================================  =========================
+family     what it reads                               domains
+=========  ==========================================  =========================
+shell      command not found, missing file, permission  terminal, swe, os
+           denied, non-zero exit, tracebacks, syntax
+           errors, git ``fatal:``
+swe        pytest / unittest failures, patch rejects   swe, terminal
+mcp        ``isError``, JSON-RPC error objects, HTTP    mcp (and any JSON reply)
+           4xx/5xx status or body
+search     no results                                  search
+gui        element not found; tree unchanged (no-op)   android, web, os
+risk       deleted / overwritten data, killed          all
+           processes, force pushes, dropped tables
+=========  ==========================================  =========================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aw_lookahead.trajectory import Action, Domain, Trajectory
+from aw_lookahead.worldmodel.base import Prediction
+
+from .types import SEVERITY, Outcome, Signal, Verdict
+
+__all__ = ["FAMILIES", "RuleJudge", "rule_signals"]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    outcome: Outcome
+    pattern: re.Pattern[str]
+    detail: str
+
+
+def _r(name: str, outcome: Outcome, pattern: str, detail: str, flags: int = 0) -> _Rule:
+    return _Rule(name, outcome, re.compile(pattern, flags | re.MULTILINE), detail)
+
+
+F, R, N, S = Outcome.FAILURE, Outcome.RISKY, Outcome.NO_OP, Outcome.SUCCESS
+_I = re.IGNORECASE
+
+_SHELL = (
+    _r(
+        "shell.command_not_found",
+        F,
+        r"command not found|: not found$",
+        "the command does not exist",
+    ),
+    _r("shell.no_such_file", F, r"No such file or directory", "a path does not exist"),
+    _r(
+        "shell.permission_denied",
+        F,
+        r"Permission denied|Operation not permitted",
+        "the action is not allowed",
+    ),
+    _r(
+        "shell.nonzero_exit",
+        F,
+        r"(?:exit(?:ed)? (?:code|status)|returned non-zero exit status|\[exit)[:= ]*[1-9]\d*\b"
+        r"|\*\*\* \[[^\]\n]+\] Error [1-9]\d*",
+        "the command exits with a non-zero status",
+        _I,
+    ),
+    _r("python.traceback", F, r"^Traceback \(most recent call last\):", "Python raised"),
+    _r(
+        "python.syntax_error",
+        F,
+        r"^\s*(?:SyntaxError|IndentationError|TabError): .*",
+        "Python code does not parse",
+    ),
+    _r(
+        "shell.syntax_error",
+        F,
+        r"syntax error near unexpected token|unexpected EOF while looking",
+        "the shell line does not parse",
+    ),
+    _r("git.fatal", F, r"^fatal: .*", "git refused"),
+    _r("tool.error_line", F, r"^error: .*", "the tool reported an error"),
+    _r("shell.is_a_directory", F, r"Is a directory|Not a directory", "wrong kind of path"),
+    _r("process.no_such_process", F, r"No such process", "the process does not exist"),
+)
+_SWE = (
+    _r(
+        "swe.tests_failed",
+        F,
+        r"^=*\s*(?:\d+ \w+, )*\d+ (?:failed|errors?)\b.*\bin [\d.]+s\b.*$",
+        "tests fail",
+    ),
+    _r("swe.test_failed", F, r"^FAILED \S+.*", "a test fails"),
+    _r("swe.unittest_failed", F, r"^FAILED \((?:failures|errors)=\d+.*\)", "unittest fails"),
+    _r("swe.assertion", F, r"^E\s+AssertionError.*|^AssertionError.*", "an assertion fails"),
+    _r(
+        "swe.collection_error",
+        F,
+        r"^ERROR collecting .*|^E\s+ModuleNotFoundError.*",
+        "tests cannot be collected",
+    ),
+    _r(
+        "swe.patch_rejected",
+        F,
+        r"patch does not apply|Hunk #\d+ FAILED|malformed patch",
+        "the patch does not apply",
+    ),
+    _r(
+        "swe.tests_passed",
+        S,
+        r"^=*\s*\d+ passed(?:, \d+ (?:skipped|warnings?|deselected|xfailed|xpassed))*"
+        r" in [\d.]+s\b.*$",
+        "tests pass",
+    ),
+)
+_HTTP_REASONS = (
+    "Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|"
+    "Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Bad Gateway|"
+    "Service Unavailable|Gateway Timeout"
+)
+_MCP = (
+    _r(
+        "http.error_status",
+        F,
+        rf"\b[45]\d\d {_HTTP_REASONS}\b|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
+        r"|\bstatus(?:[ _]?code)?\"?[:= ]+[45]\d\d\b",
+        "an HTTP error status",
+        _I,
+    ),
+)
+_SEARCH = (
+    _r(
+        "search.no_results",
+        N,
+        r"\bno (?:results|matches|documents|items) (?:were )?found\b|\b0 results\b"
+        r"|did not match any (?:documents|results)|^\s*\"?results\"?\s*:\s*\[\s*\]",
+        "nothing found",
+        _I,
+    ),
+)
+_GUI = (
+    _r(
+        "gui.element_not_found",
+        F,
+        r"\b(?:element|node|widget|button|id)\b[^\n]{0,60}\bnot found\b"
+        r"|\b(?:could not|cannot|unable to) (?:find|locate) (?:the )?(?:element|node|widget)\b"
+        r"|\bno (?:such )?element\b",
+        "the target element does not exist",
+        _I,
+    ),
+)
+_RISK = (
+    _r(
+        "risk.deleted",
+        R,
+        r"^removed (?:directory )?'.+'$|^rm '.+'$|\bDeleted branch \S+"
+        r"|\b(?:deleted|removed|dropped) \d+ (?:files?|rows?|records?|items?|objects?)\b"
+        r"|^DELETE [1-9]\d*$",
+        "data is deleted",
+        _I,
+    ),
+    _r(
+        "risk.overwritten",
+        R,
+        r"\boverwrit(?:e|ten|ing)\b|^HEAD is now at \S+"
+        r"|\bdiscard(?:ed|ing) (?:local )?changes\b",
+        "data is overwritten",
+        _I,
+    ),
+    _r(
+        "risk.killed",
+        R,
+        r"^\[\d+\][+-]?\s+(?:Terminated|Killed)\b.*|\bkilled process\b"
+        r"|\b\d+ (?:Terminated|Killed)\s+\S+"
+        r"|^Killed$",
+        "a process is killed",
+        _I,
+    ),
+    _r(
+        "risk.force_push",
+        R,
+        r"\(forced update\)|\bforce[- ]pushed\b",
+        "history is overwritten on a remote",
+        _I,
+    ),
+    _r(
+        "risk.dropped_table",
+        R,
+        r"^DROP (?:TABLE|DATABASE|SCHEMA)\b|\b(?:table|database) \S+ "
+        r"(?:was )?dropped\b",
+        "a table or database is dropped",
+        _I,
+    ),
+)
+
+FAMILIES: dict[str, tuple[_Rule, ...]] = {
+    "shell": _SHELL,
+    "swe": _SWE,
+    "mcp": _MCP,
+    "search": _SEARCH,
+    "gui": _GUI,
+    "risk": _RISK,
+}
+_DOMAIN_FAMILIES: dict[Domain, tuple[str, ...]] = {
+    Domain.TERMINAL: ("shell", "swe", "risk"),
+    Domain.SWE: ("shell", "swe", "risk"),
+    Domain.OS: ("shell", "gui", "risk"),
+    Domain.MCP: ("mcp", "risk"),
+    Domain.SEARCH: ("search", "mcp"),
+    Domain.ANDROID: ("gui", "risk"),
+    Domain.WEB: ("gui", "mcp", "risk"),
+}
+_GUI_DOMAINS = frozenset({Domain.ANDROID, Domain.WEB, Domain.OS})
+
+
+def _line_of(text: str, start: int, end: int) -> str:
+    left = text.rfind("\n", 0, start) + 1
+    right = text.find("\n", end)
+    line = text[left : right if right != -1 else len(text)].strip()
+    return line[:200]
+
+
+def _json_payload(text: str) -> Any:
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.split("\n", 1)[-1].rsplit("```", 1)[0].strip()
+    if not body or body[0] not in "[{":
+        return None
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return None
+
+
+def _json_signals(payload: Any) -> list[Signal]:
+    """Signals from an MCP result / JSON-RPC reply / HTTP JSON body."""
+    if not isinstance(payload, dict):
+        return []
+    out: list[Signal] = []
+    inner = payload.get("result")
+    result: dict[str, Any] = inner if isinstance(inner, dict) else payload
+    flag = result.get("isError", result.get("is_error"))
+    if flag is True:
+        out.append(
+            Signal(
+                source="rule",
+                name="mcp.is_error",
+                outcome=F,
+                matched=json.dumps({"isError": True}),
+                detail="the tool reports an error",
+            )
+        )
+    error = payload.get("error")
+    if error not in (None, False, "", {}):
+        out.append(
+            Signal(
+                source="rule",
+                name="mcp.error_object",
+                outcome=F,
+                matched=json.dumps({"error": error}, ensure_ascii=False)[:200],
+                detail="the reply carries an error object",
+            )
+        )
+    for key in ("status", "statusCode", "status_code", "code"):
+        value = payload.get(key)
+        if isinstance(value, int) and 400 <= value <= 599:
+            out.append(
+                Signal(
+                    source="rule",
+                    name="http.error_status",
+                    outcome=F,
+                    matched=json.dumps({key: value}),
+                    detail="an HTTP error status",
+                )
+            )
+            break
+    if not out and flag is False:
+        out.append(
+            Signal(
+                source="rule",
+                name="mcp.ok",
+                outcome=S,
+                matched=json.dumps({"isError": False}),
+                detail="the tool reports success",
+            )
+        )
+    return out
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def rule_signals(
+    trajectory: Trajectory,
+    action: Action,
+    observation: str,
+    *,
+    families: Iterable[str] | None = None,
+) -> list[Signal]:
+    """All rule signals for ``observation`` (one per rule, first match)."""
+    names = tuple(families) if families is not None else _DOMAIN_FAMILIES[trajectory.domain]
+    signals: list[Signal] = []
+    for family in names:
+        for rule in FAMILIES[family]:
+            m = rule.pattern.search(observation)
+            if m:
+                signals.append(
+                    Signal(
+                        source="rule",
+                        name=rule.name,
+                        outcome=rule.outcome,
+                        matched=_line_of(observation, m.start(), m.end()),
+                        detail=rule.detail,
+                    )
+                )
+    if "mcp" in names:
+        signals.extend(_json_signals(_json_payload(observation)))
+    if "gui" in names and trajectory.domain in _GUI_DOMAINS and trajectory.turns:
+        before = trajectory.turns[-1].observation
+        if before.strip() and _normalise(before) == _normalise(observation):
+            signals.append(
+                Signal(
+                    source="rule",
+                    name="gui.unchanged",
+                    outcome=N,
+                    matched=_line_of(observation, 0, 0),
+                    detail="the screen is predicted unchanged by the action",
+                )
+            )
+    if "search" in names:
+        payload = _json_payload(observation)
+        if isinstance(payload, dict):
+            for key in ("results", "items", "hits", "documents", "organic_results"):
+                if payload.get(key) == []:
+                    signals.append(
+                        Signal(
+                            source="rule",
+                            name="search.no_results",
+                            outcome=N,
+                            matched=json.dumps({key: []}),
+                            detail="nothing found",
+                        )
+                    )
+                    break
+    if trajectory.domain is Domain.SEARCH and not observation.strip():
+        signals.append(
+            Signal(
+                source="rule",
+                name="search.empty",
+                outcome=N,
+                matched="",
+                detail="the search returns nothing",
+            )
+        )
+    return signals
+
+
+class RuleJudge:
+    """Judges a prediction by the rule signals it contains.
+
+    The outcome is the most severe signal's; with no signal it is ``unknown``
+    (rules cannot prove success). ``families`` overrides the per-domain
+    choice of rule families. Never calls a model; never raises on odd text.
+    """
+
+    def __init__(self, *, families: Iterable[str] | None = None) -> None:
+        if families is not None:
+            families = tuple(families)
+            unknown = [f for f in families if f not in FAMILIES]
+            if unknown:
+                from aw_lookahead.errors import ConfigError
+
+                raise ConfigError(
+                    f"unknown rule families {unknown}; choose from {sorted(FAMILIES)}"
+                )
+        self.families: tuple[str, ...] | None = families
+
+    async def judge(
+        self,
+        trajectory: Trajectory,
+        action: Action,
+        prediction: Prediction,
+        *,
+        task: str | None = None,
+    ) -> Verdict:
+        signals = rule_signals(trajectory, action, prediction.observation, families=self.families)
+        if not signals:
+            return Verdict(outcome=Outcome.UNKNOWN, reason="no rule matched")
+        worst = max(signals, key=lambda s: SEVERITY[s.outcome])
+        bad = [s for s in signals if s.outcome is worst.outcome]
+        reason = "; ".join(f"{s.detail} ({s.name})" for s in bad[:3])
+        return Verdict(outcome=worst.outcome, reason=reason, signals=signals)

@@ -1,0 +1,118 @@
+"""Risk routing: MCP annotations in every layout, the conservative terminal classifier."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from aw_lookahead.lookahead import RiskRouter, is_read_only_command, tool_annotations
+from aw_lookahead.trajectory import Trajectory
+
+DEFAULTS = {
+    "read_only_hint": False,
+    "destructive_hint": True,
+    "idempotent_hint": False,
+    "open_world_hint": True,
+}
+
+
+@dataclass
+class FakeLangChainTool:
+    """The attributes a LangChain BaseTool exposes (name, metadata)."""
+
+    name: str
+    metadata: dict[str, Any] | None = field(default=None)
+
+
+def test_tool_annotations_layouts() -> None:
+    assert tool_annotations({"name": "t"}) == DEFAULTS
+    camel = {"name": "t", "annotations": {"readOnlyHint": True, "openWorldHint": False}}
+    assert tool_annotations(camel)["read_only_hint"] is True
+    assert tool_annotations(camel)["open_world_hint"] is False
+    snake = {"name": "t", "annotations": {"destructive_hint": False}}
+    assert tool_annotations(snake) == {**DEFAULTS, "destructive_hint": False}
+    flat = FakeLangChainTool("t", {"title": None, "readOnlyHint": True, "destructiveHint": None})
+    assert tool_annotations(flat) == {**DEFAULTS, "read_only_hint": True}
+    nested = FakeLangChainTool(
+        "t", {"mcp": {"tool": {"annotations": {"read_only_hint": True}}, "server": {}}}
+    )
+    assert tool_annotations(nested)["read_only_hint"] is True
+    assert tool_annotations(FakeLangChainTool("t")) == DEFAULTS
+
+
+def test_router_mcp_actions() -> None:
+    tools = [
+        {"name": "read_file", "inputSchema": {}, "annotations": {"readOnlyHint": True}},
+        {"name": "write_file", "inputSchema": {}, "annotations": {"readOnlyHint": False}},
+        {"name": "bare", "inputSchema": {}},
+    ]
+    traj = Trajectory(domain="mcp", tools=tools)
+    router = RiskRouter(tools=[FakeLangChainTool("lc_read", {"readOnlyHint": True})])
+    assert router.route(traj, {"name": "read_file", "arguments": {"path": "a"}}).read_only
+    assert not router.route(traj, {"name": "write_file", "arguments": {}}).read_only
+    bare = router.route(traj, {"name": "bare", "arguments": {}})
+    assert not bare.read_only
+    assert "destructive" in bare.reason
+    assert not router.route(traj, {"name": "unknown", "arguments": {}}).read_only
+    assert router.route(traj, {"name": "lc_read", "args": {}}).read_only
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la",
+        "cat README.md | grep -n foo | head -5",
+        "git status && git log --oneline -5 && git diff HEAD~1",
+        "find . -name '*.py' -type f",
+        "sed -n 1,20p setup.py",
+        "cd src; ls",
+        "git branch -a",
+        "sort names.txt | uniq -c",
+    ],
+)
+def test_read_only_commands(command: str) -> None:
+    read_only, reason = is_read_only_command(command)
+    assert read_only, reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls > out.txt",
+        "cat a 2>&1",
+        "echo $(rm -rf /tmp/x)",
+        "echo `whoami`",
+        "find . -name '*.pyc' -delete",
+        "find . -exec rm {} \\;",
+        "sed -i s/a/b/ file",
+        "sed 's/a/b/w out.txt' file",
+        "cat a | tee b",
+        "rm -rf build",
+        "git push --force",
+        "git branch -D feature",
+        "git checkout -- .",
+        "sort -o names.txt names.txt",
+        "uniq in.txt out.txt",
+        "python script.py",
+        "sleep 10 &",
+        "FOO=1",
+        "",
+    ],
+)
+def test_not_read_only_commands(command: str) -> None:
+    read_only, _ = is_read_only_command(command)
+    assert not read_only
+
+
+def test_router_terminal_keystrokes() -> None:
+    traj = Trajectory(domain="terminal")
+    router = RiskRouter()
+    assert router.route(traj, [{"keystrokes": "ls -la\n", "duration": 0.1}]).read_only
+    assert not router.route(traj, [{"keystrokes": "rm -rf x\n", "duration": 0.1}]).read_only
+    assert not router.route(traj, [{"keystrokes": "C-c", "duration": 0.1}]).read_only
+    mixed = [{"keystrokes": "ls\n", "duration": 0.1}, {"keystrokes": "rm a\n", "duration": 0.1}]
+    assert not router.route(traj, mixed).read_only
+    assert router.route(Trajectory(domain="search"), "best pizza").read_only
+    assert not router.route(Trajectory(domain="android"), {"action": "click", "id": 3}).read_only

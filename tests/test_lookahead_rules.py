@@ -1,0 +1,206 @@
+"""Rule families read real outputs: every observation here comes from running the real
+command (shell, Python, pytest, git, rm, kill, make, an HTTP server) in a temp dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from aw_lookahead.lookahead import Outcome, RuleJudge, rule_signals
+from aw_lookahead.trajectory import Trajectory
+from aw_lookahead.worldmodel import Prediction
+
+TERM = Trajectory(domain="terminal")
+
+
+def sh(cmd: str, cwd: Path) -> str:
+    """Run ``cmd`` in bash and return stdout+stderr as a terminal would show them."""
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd), "LC_ALL": "C"}
+    done = subprocess.run(
+        ["bash", "-c", cmd],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+def names(observation: str, trajectory: Trajectory = TERM) -> set[str]:
+    return {s.name for s in rule_signals(trajectory, "x", observation)}
+
+
+def test_command_not_found(tmp_path: Path) -> None:
+    out = sh("definitely_not_a_command_xyz --help", tmp_path)
+    [sig] = [s for s in rule_signals(TERM, "x", out) if s.name == "shell.command_not_found"]
+    assert sig.outcome is Outcome.FAILURE
+    assert "definitely_not_a_command_xyz" in (sig.matched or "")
+
+
+def test_missing_file_and_permission_denied(tmp_path: Path) -> None:
+    assert "shell.no_such_file" in names(sh("cat missing.txt", tmp_path))
+    out = sh("echo hi > file.txt && ./file.txt", tmp_path)
+    assert "Permission denied" in out
+    assert "shell.permission_denied" in names(out)
+
+
+def test_nonzero_exit_hints(tmp_path: Path) -> None:
+    out = sh(
+        f"{sys.executable} -c \"import subprocess; subprocess.run(['false'], check=True)\"",
+        tmp_path,
+    )
+    assert {"shell.nonzero_exit", "python.traceback"} <= names(out)
+    (tmp_path / "Makefile").write_text("all:\n\tfalse\n")
+    assert "shell.nonzero_exit" in names(sh("make", tmp_path))
+
+
+def test_python_traceback_and_syntax_error(tmp_path: Path) -> None:
+    assert "python.traceback" in names(sh(f"{sys.executable} -c '1/0'", tmp_path))
+    (tmp_path / "bad.py").write_text("def f(:\n    pass\n")
+    found = names(sh(f"{sys.executable} bad.py", tmp_path))
+    assert "python.syntax_error" in found
+
+
+def test_pytest_failure_and_pass(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text(
+        "def test_ok():\n    assert 1\n\ndef test_bad():\n    assert 1 == 2\n"
+    )
+    cmd = (
+        f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q -p no:cacheprovider "
+        "-o addopts= test_a.py"
+    )
+    failing = sh(cmd, tmp_path)
+    assert {"swe.tests_failed", "swe.test_failed"} <= names(failing)
+    assert "swe.tests_passed" not in names(failing)
+    (tmp_path / "test_a.py").write_text("def test_ok():\n    assert 1\n")
+    passing = sh(cmd.replace("-q ", ""), tmp_path)
+    verdict_signals = rule_signals(TERM, "pytest", passing)
+    assert [s.name for s in verdict_signals] == ["swe.tests_passed"]
+
+
+def test_git_errors_force_push_and_git_rm(tmp_path: Path) -> None:
+    git = "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main"
+    sh(f"git init -q --bare remote.git && {git} init -q work", tmp_path)
+    work = tmp_path / "work"
+    sh(
+        f"echo a > a.txt && {git} add a.txt && {git} commit -qm one && "
+        f"git remote add origin ../remote.git && git push -q origin main",
+        work,
+    )
+    pushed = sh(f"{git} commit -q --amend -m two && git push --force origin main", work)
+    assert "forced update" in pushed
+    assert "risk.force_push" in names(pushed)
+    removed = sh(f"{git} rm a.txt", work)
+    assert removed.strip() == "rm 'a.txt'"
+    assert "risk.deleted" in names(removed)
+    assert "git.fatal" in names(sh("git log", tmp_path / "remote.git" / "hooks"))
+    assert "tool.error_line" in names(sh("git checkout no-such-branch", work))
+
+
+def test_rm_and_kill(tmp_path: Path) -> None:
+    out = sh("touch a.txt && mkdir d && rm -v a.txt && rm -rv d", tmp_path)
+    sigs = [s for s in rule_signals(TERM, "rm", out) if s.name == "risk.deleted"]
+    assert sigs
+    assert sigs[0].outcome is Outcome.RISKY
+    assert "a.txt" in (sigs[0].matched or "")
+    killed = sh("sleep 100 & kill -9 $!; wait $!", tmp_path)
+    assert "Killed" in killed
+    assert "risk.killed" in names(killed)
+    assert "process.no_such_process" in names(sh("kill 999999", tmp_path))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    ROUTES: ClassVar[dict[str, tuple[int, object]]] = {
+        "/missing": (404, {"error": {"code": 404, "message": "no such repository"}}),
+        "/boom": (500, {"status": 500, "detail": "internal failure"}),
+        "/rpc": (
+            200,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {"code": -32602, "message": "Unknown tool: frobnicate"},
+            },
+        ),
+        "/tool-error": (200, {"content": [{"type": "text", "text": "disk full"}], "isError": True}),
+        "/tool-ok": (200, {"content": [{"type": "text", "text": "3 rows"}], "isError": False}),
+        "/search": (200, {"query": "zzqqx", "results": []}),
+    }
+
+    def do_GET(self) -> None:
+        status, body = self.ROUTES[self.path]
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_mcp_and_http_errors(tmp_path: Path, http_url: str) -> None:
+    mcp = Trajectory(domain="mcp")
+    with_status = sh(f"curl -s -i {http_url}/missing", tmp_path)
+    assert {"http.error_status"} <= names(with_status, mcp)
+    assert "mcp.error_object" in names(sh(f"curl -s {http_url}/missing", tmp_path), mcp)
+    assert "http.error_status" in names(sh(f"curl -s {http_url}/boom", tmp_path), mcp)
+    assert "mcp.error_object" in names(sh(f"curl -s {http_url}/rpc", tmp_path), mcp)
+    assert "mcp.is_error" in names(sh(f"curl -s {http_url}/tool-error", tmp_path), mcp)
+    ok = rule_signals(mcp, "x", sh(f"curl -s {http_url}/tool-ok", tmp_path))
+    assert [(s.name, s.outcome) for s in ok] == [("mcp.ok", Outcome.SUCCESS)]
+
+
+def test_search_without_results(tmp_path: Path, http_url: str) -> None:
+    search = Trajectory(domain="search")
+    assert "search.no_results" in names(sh(f"curl -s {http_url}/search", tmp_path), search)
+    empty = sh("find . -name 'no-such-file-*'", tmp_path)
+    assert "search.empty" in names(empty, search)
+
+
+def test_gui_unchanged_and_element_not_found(tmp_path: Path, http_url: str) -> None:
+    page = sh(f"curl -s {http_url}/tool-ok", tmp_path)
+    web = Trajectory(domain="web").with_turn({"action": "click", "id": 7}, page)
+    assert "gui.unchanged" in names(page, web)
+    assert "gui.unchanged" not in names(page + "\n[8] button 'Next'", web)
+    # No GUI driver runs here: the wording below is the one browser drivers print.
+    assert "gui.element_not_found" in names("Error: element with id 42 not found", web)
+
+
+def test_clean_output_gives_no_failure(tmp_path: Path) -> None:
+    out = sh("mkdir src && echo x > src/a.py && ls -la src && git --version", tmp_path)
+    assert names(out) == set()
+
+
+async def test_rule_judge_most_severe_wins(tmp_path: Path) -> None:
+    out = sh("touch a && rm -v a && cat a", tmp_path)
+    verdict = await RuleJudge().judge(
+        TERM, "rm -v a && cat a", Prediction(action="x", observation=out)
+    )
+    assert verdict.outcome is Outcome.RISKY
+    assert {"risk.deleted", "shell.no_such_file"} <= {s.name for s in verdict.signals}
+    only_shell = await RuleJudge(families=["shell"]).judge(
+        TERM, "x", Prediction(action="x", observation=out)
+    )
+    assert only_shell.outcome is Outcome.FAILURE
