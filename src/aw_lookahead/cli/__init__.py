@@ -22,6 +22,8 @@ VERB_MODULES: tuple[str, ...] = (
     "stats",
     "mcp",
     "proxy",
+    "eval",
+    "record",
 )
 
 

@@ -1,0 +1,160 @@
+"""``eval report``: per-domain and overall tables, gaps to published scores, plots.
+
+Judge scores use the published AgentWorldBench scale, ``(mean - 1) / 4 * 100``
+of the per-sample mean over the five dimensions; "overall" pools all samples
+(as the reference evaluation script does), not the mean of the domains. A
+sample whose judge failed counts in ``n`` and ``judge_failed``, never in a
+mean. The gap to the published numbers is printed only for the domains the
+published tables cover, and it compares like with like only on the full
+AgentWorldBench with a strong judge.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import defaultdict
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
+from .judge import DIMENSIONS, to_published_scale
+
+__all__ = ["PUBLISHED", "build_report", "render_markdown", "write_report"]
+
+_ORDER = ("mcp", "search", "terminal", "swe", "android", "web", "os")
+_NAMES = {"mcp": "MCP", "search": "Search", "terminal": "Terminal", "swe": "SWE",
+          "android": "Android", "web": "Web", "os": "OS", "overall": "Overall"}  # fmt: skip
+
+PUBLISHED: dict[str, dict[str, float]] = {
+    name: dict(zip((*_ORDER, "overall"), values, strict=True))
+    for name, values in {
+        "Qwen-AgentWorld-35B-A3B": (64.79, 36.69, 53.96, 65.63, 58.17, 49.55, 65.92, 56.39),
+        "Qwen-AgentWorld-397B-A17B": (68.24, 37.82, 57.73, 68.49, 60.20, 50.98, 67.89, 58.71),
+        "Qwen3.5-35B-A3B": (57.87, 25.98, 46.13, 47.58, 53.18, 47.10, 56.27, 47.73),
+    }.items()
+}
+"""Published AgentWorldBench scores (0-100) of the reference models, per domain and overall."""
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
+
+
+def _summarise(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    judged = [r["judge"] for r in recs if isinstance(r.get("judge"), dict)]
+    valid = [j for j in judged if not j.get("failed") and "total" in j]
+    rules = [r["rule"] for r in recs if isinstance(r.get("rule"), dict)]
+    row: dict[str, Any] = {
+        "n": len(recs),
+        "predicted": sum(1 for r in recs if r.get("observation") is not None),
+        "judged": len(valid),
+        "judge_failed": len(judged) - len(valid),
+        "score": _round(to_published_scale(mean(j["total"] for j in valid))) if valid else None,
+    }
+    for d in DIMENSIONS:
+        row[d] = _round(to_published_scale(mean(j[d] for j in valid))) if valid else None
+    row["rule_pass"] = _round(100 * mean(r["verdict"] for r in rules)) if rules else None
+    row["masked_exact"] = _round(100 * mean(r["masked_exact"] for r in rules)) if rules else None
+    row["line_f1"] = _round(100 * mean(r["line_f1"] for r in rules)) if rules else None
+    return row
+
+
+def build_report(run_dir: str | Path) -> dict[str, Any]:
+    """Aggregate ``judged.jsonl`` (else ``predictions.jsonl``) of ``run_dir`` into a dict."""
+    run = Path(run_dir)
+    source = run / JUDGED_FILE if (run / JUDGED_FILE).exists() else run / PREDICTIONS_FILE
+    recs = list(latest_records(source).values())
+    by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in recs:
+        by_domain[str(r.get("domain", "?"))].append(r)
+    domains = sorted(by_domain, key=lambda d: (_ORDER.index(d) if d in _ORDER else 99, d))
+    rows = {d: _summarise(by_domain[d]) for d in domains}
+    rows["overall"] = _summarise(recs)
+    gaps: dict[str, dict[str, float]] = {}
+    for model, table in PUBLISHED.items():
+        gaps[model] = {
+            d: round(row["score"] - table[d], 2)
+            for d, row in rows.items()
+            if d in table and row["score"] is not None
+        }
+    samples = {
+        d: [r["judge"]["total_100"] for r in by_domain[d] if r.get("judge", {}).get("total_100")
+            is not None]
+        for d in domains
+    }  # fmt: skip
+    f1 = {d: [r["rule"]["line_f1"] for r in by_domain[d] if r.get("rule")] for d in domains}
+    return {"source": str(source), "rows": rows, "published": PUBLISHED, "gaps": gaps,
+            "distributions": {"score": samples, "line_f1": f1}}  # fmt: skip
+
+
+def _cell(v: Any) -> str:
+    return "–" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v))
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The report as markdown tables (scores, rule metrics, gaps)."""
+    rows: dict[str, dict[str, Any]] = report["rows"]
+    cols = ["n", "judged", "judge_failed", "score", *DIMENSIONS, "rule_pass", "masked_exact",
+            "line_f1"]  # fmt: skip
+    out = ["## Fidelity by domain (judge scores 0-100: (mean-1)/4*100; rule metrics in %)", ""]
+    out.append("| domain | " + " | ".join(cols) + " |")
+    out.append("|---" * (len(cols) + 1) + "|")
+    for d, row in rows.items():
+        out.append(f"| {_NAMES.get(d, d)} | " + " | ".join(_cell(row[c]) for c in cols) + " |")
+    shown = [d for d in rows if any(d in t for t in report["published"].values())]
+    out += ["", "## Gap to published AgentWorldBench scores (ours − theirs)", ""]
+    out.append("| reference model | " + " | ".join(_NAMES.get(d, d) for d in shown) + " |")
+    out.append("|---" * (len(shown) + 1) + "|")
+    for model, gap in report["gaps"].items():
+        cells = [_cell(gap.get(d)) for d in shown]
+        out.append(f"| {model} | " + " | ".join(cells) + " |")
+    out += ["", "Gaps compare like with like only on the full AgentWorldBench with a strong "
+            "judge; value claims need the reference model served on a GPU.", ""]  # fmt: skip
+    return "\n".join(out)
+
+
+def _plot(report: dict[str, Any], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    dists = report["distributions"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, key, title in ((axes[0], "score", "judge score (0-100)"),
+                           (axes[1], "line_f1", "rule line F1")):  # fmt: skip
+        data = {d: v for d, v in dists[key].items() if v}
+        if data:
+            ax.hist(list(data.values()), bins=10, label=list(data), stacked=True)
+            ax.legend()
+        ax.set_title(title)
+        ax.set_xlabel("value")
+        ax.set_ylabel("samples")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict[str, Path]:
+    """Write ``report.md``, ``report.json``, ``report.png`` (matplotlib) and ``report.html``."""
+    report = build_report(run_dir)
+    out = Path(out_dir or run_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"md": out / "report.md", "json": out / "report.json", "html": out / "report.html"}
+    md = render_markdown(report)
+    paths["md"].write_text(md, encoding="utf-8")
+    paths["json"].write_text(json.dumps(report, indent=2), encoding="utf-8")
+    img = ""
+    if _plot(report, out / "report.png"):
+        paths["png"] = out / "report.png"
+        data = base64.b64encode(paths["png"].read_bytes()).decode()
+        img = f'<img alt="score distributions" src="data:image/png;base64,{data}">'
+    html = ["<!doctype html><meta charset='utf-8'><title>aw-lookahead eval report</title>",
+            "<pre>", md.replace("&", "&amp;").replace("<", "&lt;"), "</pre>", img]  # fmt: skip
+    paths["html"].write_text("\n".join(html), encoding="utf-8")
+    return paths

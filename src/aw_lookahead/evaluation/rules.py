@@ -1,0 +1,200 @@
+"""Rule verifier: a 0/1 verdict and partial scores for a predicted observation.
+
+Ground-truth content falls into three tiers, and each tier is held to what a
+world model can know:
+
+* ``deterministic``: follows from the actions and the history (a file the
+  trajectory wrote, an error message, a computed value); must match exactly
+  after whitespace normalisation.
+* ``runtime``: metadata that changes from run to run (timestamps, PIDs,
+  UUIDs, hashes, durations, sizes, temp paths, container ids); masked by
+  :mod:`.masking`, so only its format is checked.
+* ``environment``: content that existed before the trajectory (``uname``,
+  ``/etc``, a listing of a pre-existing folder, a freshly opened web page);
+  checked for format and plausibility only (present when expected, similar
+  size, no invented errors).
+
+Each domain adds a format check: the shell prompt and command echo for
+terminal and SWE, valid JSON matching the tool's schema (declared, else the
+one the ground truth implies) for MCP, a tree structure for the GUI domains
+(Android, web, OS). The verdict is 1 exactly when the format check and every
+tier pass. Partial scores: ``masked_exact`` (1.0 when the masked, normalised
+texts are equal) and ``line_f1`` (multiset F1 over masked, normalised lines).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from aw_lookahead.trajectory import Action, Domain, TurnSample, action_text
+
+from ._gui import check_tree
+from ._json import check_json
+from ._shell import check_shell, mask_shell
+from .masking import mask, normalize_ws
+
+__all__ = ["RuleResult", "TierResult", "line_f1", "masked_exact", "verify", "verify_sample"]
+
+
+class TierResult(BaseModel):
+    """How one tier fared: ``total`` ground-truth units, ``matched`` of them accepted."""
+
+    total: int = 0
+    matched: int = 0
+    issues: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.matched == self.total and not self.issues
+
+
+class RuleResult(BaseModel):
+    """The rule verdict for one prediction, with its evidence."""
+
+    verdict: int  # 1 = pass, 0 = fail
+    format_ok: bool
+    format_issues: list[str] = Field(default_factory=list)
+    tiers: dict[str, TierResult] = Field(default_factory=dict)
+    masked_exact: float = 0.0
+    line_f1: float = 0.0
+
+    def summary(self) -> str:
+        """One line for humans and for the judge's anchor."""
+        parts = [
+            f"rule verdict {'PASS' if self.verdict else 'FAIL'}",
+            f"format {'ok' if self.format_ok else 'bad'}",
+        ]
+        for name, tier in self.tiers.items():
+            if tier.total or tier.issues:
+                parts.append(f"{name} {tier.matched}/{tier.total}")
+        parts.append(f"masked exact {self.masked_exact:.0f}, line F1 {self.line_f1:.2f}")
+        issues = self.format_issues + [i for t in self.tiers.values() for i in t.issues]
+        if issues:
+            parts.append("issues: " + "; ".join(issues[:4]))
+        return ", ".join(parts)
+
+
+def _lines(text: str, shell: bool = False) -> list[str]:
+    masked = mask_shell(text) if shell else mask(text)
+    return [line for line in normalize_ws(masked).split("\n") if line]
+
+
+def masked_exact(prediction: str, truth: str, *, shell: bool = False) -> float:
+    """1.0 when both texts are equal after masking and whitespace normalisation.
+
+    ``shell`` also applies each command's own masks (``echo $$`` prints a PID).
+    """
+    return float(_lines(prediction, shell) == _lines(truth, shell))
+
+
+def line_f1(prediction: str, truth: str, *, shell: bool = False) -> float:
+    """Multiset F1 of masked, normalised, non-empty lines (1.0 when both are empty)."""
+    pred, gold = Counter(_lines(prediction, shell)), Counter(_lines(truth, shell))
+    if not pred and not gold:
+        return 1.0
+    overlap = sum((pred & gold).values())
+    if overlap == 0:
+        return 0.0
+    precision = overlap / sum(pred.values())
+    recall = overlap / sum(gold.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def _text_tiers(prediction: str, truth: str, context: str) -> dict[str, TierResult]:
+    """Generic tiers: masked lines are runtime, lines seen in the context deterministic,
+    the rest environment (format and plausibility only)."""
+    pred_lines = Counter(_lines(prediction))
+    ctx = normalize_ws(mask(context))
+    det, env, run = TierResult(), TierResult(), TierResult()
+    for raw in normalize_ws(truth).split("\n"):
+        if not raw:
+            continue
+        line = normalize_ws(mask(raw))
+        tier = run if line != raw else (det if line in ctx else env)
+        tier.total += 1
+        if pred_lines[line] > 0:
+            pred_lines[line] -= 1
+            tier.matched += 1
+        elif tier is env:
+            tier.matched += 1
+        else:
+            tier.issues.append(f"missing line {line[:60]!r}")
+    env.issues.extend(plausibility(prediction, truth))
+    return {"deterministic": det, "runtime": run, "environment": env}
+
+
+def plausibility(prediction: str, truth: str) -> list[str]:
+    """Format/plausibility checks for content the world model cannot know exactly."""
+    issues: list[str] = []
+    p, t = _lines(prediction), _lines(truth)
+    if t and not p:
+        issues.append("empty where output was expected")
+    elif len(t) >= 2 and not (len(t) / 3 - 1 <= len(p) <= len(t) * 3 + 1):
+        issues.append(f"{len(p)} lines where about {len(t)} were expected")
+    return issues
+
+
+def verify(
+    domain: Domain | str,
+    prediction: str,
+    truth: str,
+    *,
+    action: Action = "",
+    context: str = "",
+    tools: list[dict[str, Any]] | None = None,
+) -> RuleResult:
+    """Check ``prediction`` against ``truth`` for one turn of ``domain``.
+
+    ``context`` is the text of the earlier turns (for deciding what is
+    deterministic), ``tools`` the tool definitions (MCP output schemas).
+    """
+    dom = Domain.parse(domain)
+    shell = dom in (Domain.TERMINAL, Domain.SWE)
+    fmt: list[str]
+    if shell:
+        fmt, tiers = check_shell(prediction, truth, action, context)
+        no_echo = not tiers["deterministic"].total and not tiers["environment"].total
+        if no_echo and dom is Domain.SWE:
+            tiers = _text_tiers(prediction, truth, context + "\n" + action_text(action))
+    elif dom is Domain.MCP:
+        fmt, json_tiers = check_json(prediction, truth, action, context, tools)
+        if json_tiers is None:
+            fmt = []
+            tiers = _text_tiers(prediction, truth, context + "\n" + action_text(action))
+        else:
+            tiers = json_tiers
+    elif dom in (Domain.ANDROID, Domain.WEB, Domain.OS):
+        fmt = check_tree(prediction, truth)
+        tiers = _text_tiers(prediction, truth, context)
+    else:  # search: result pages come from the environment
+        fmt = [] if prediction.strip() or not truth.strip() else ["empty prediction"]
+        tiers = _text_tiers(prediction, truth, context + "\n" + action_text(action))
+    ok = not fmt and all(t.ok for t in tiers.values())
+    return RuleResult(
+        verdict=int(ok),
+        format_ok=not fmt,
+        format_issues=fmt,
+        tiers=tiers,
+        masked_exact=masked_exact(prediction, truth, shell=shell),
+        line_f1=round(line_f1(prediction, truth, shell=shell), 4),
+    )
+
+
+def verify_sample(sample: TurnSample, prediction: str) -> RuleResult:
+    """:func:`verify` with the domain, action, context and tools taken from ``sample``."""
+    history = sample.history
+    context = "\n".join(
+        [history.initial_state or "", history.task or ""]
+        + [action_text(t.action) + "\n" + t.observation for t in history.turns]
+    )
+    return verify(
+        history.domain,
+        prediction,
+        sample.observation,
+        action=sample.action,
+        context=context,
+        tools=history.tools,
+    )
