@@ -1,0 +1,220 @@
+"""A terminal agent with predictive lookahead: ``create_agent`` + a real sandboxed shell.
+
+What it does:
+
+1. Opens a real bash sandbox (a fresh temp directory, no network where the
+   machine allows it; every command time-limited) holding ``data/`` with two
+   files and a task that needs ``data/``.
+2. Builds ``create_agent`` with the ``shell`` tool, ``LookaheadMiddleware``
+   (gate mode; the world model is any OpenAI-compatible server) and a
+   ``TrajectoryRecorder`` writing the real turns to JSONL.
+3. Seeds the first turn with scripted tool calls (``cat missing.txt``,
+   ``rm -rf data``, ``ls data``) so at least one lookahead decision is shown
+   even when the policy model never calls a tool; ``--no-seed`` turns this
+   off. After that the policy model (any OpenAI-compatible chat model) takes
+   over. Servers that refuse tool binding (vLLM without
+   ``--enable-auto-tool-choice``) get the request without tools, and a
+   command in the reply (a ```bash block or a ``$ cmd`` line) becomes the
+   shell call.
+4. Prints every decision as it is made and every real tool result.
+
+Run::
+
+    AW_LOOKAHEAD_BASE_URL=http://127.0.0.1:8765/v1 AW_LOOKAHEAD_MODEL=smollm2-135m-instruct \\
+        python examples/terminal_agent.py
+    python examples/terminal_agent.py --base-url http://host:8000/v1 --model Qwen/Qwen3.5-35B-A3B
+
+Exits 0 when the run finished (also when the step budget ran out), 1 when no
+server answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import openai
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import StructuredTool
+from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphRecursionError
+
+from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder, read_recording
+from aw_lookahead.sandbox import TerminalSandbox, observation
+from aw_lookahead.worldmodel import OpenAIWorldModel
+
+TASK = (
+    "You work in a bash terminal. Count the lines of every file in data/ and write the "
+    "counts to summary.txt. Keep data/: it is needed later. Use the shell tool."
+)
+SEED = ("cat missing.txt", "rm -rf data", "ls data")
+_ids = itertools.count()
+_COMMAND = re.compile(r"```(?:bash|sh|shell)?\n(.+?)```|^\$ (.+)$", re.DOTALL | re.MULTILINE)
+
+
+class SeedAndTextTools(AgentMiddleware[Any, Any, Any]):
+    """Demo-only policy helper: scripted first turn; text commands as calls for weak servers."""
+
+    def __init__(self, seed: tuple[str, ...]) -> None:
+        super().__init__()
+        self.seed = list(seed)
+        self.tools_refused = False
+
+    def _seeded(self) -> AIMessage | None:
+        if not self.seed:
+            return None
+        calls = [
+            {"name": "shell", "args": {"command": c}, "id": f"seed_{next(_ids)}"} for c in self.seed
+        ]
+        self.seed = []
+        return AIMessage("Let me look around first.", tool_calls=calls)
+
+    @staticmethod
+    def _from_text(response: ModelResponse[Any]) -> ModelResponse[Any]:
+        ai = next((m for m in response.result if isinstance(m, AIMessage)), None)
+        if ai is None or ai.tool_calls:
+            return response
+        match = _COMMAND.search(str(ai.content))
+        if match is None:
+            return response
+        command = (match.group(1) or match.group(2) or "").strip()
+        call = {"name": "shell", "args": {"command": command}, "id": f"text_{next(_ids)}"}
+        return ModelResponse(result=[AIMessage(str(ai.content), tool_calls=[call])])
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage:
+        seeded = self._seeded()
+        if seeded is not None:
+            return seeded
+        if not self.tools_refused:
+            try:
+                return await handler(request)
+            except openai.BadRequestError as exc:
+                if "tool" not in str(exc).lower():
+                    raise
+                self.tools_refused = True
+                print("  (the policy server refuses tool binding: reading commands from text)")
+        return self._from_text(await handler(request.override(tools=[])))
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        raise NotImplementedError("this demo runs the agent with ainvoke/astream")
+
+
+def _print_decision(record: dict[str, Any]) -> None:
+    d = record["decision"]
+    predicted = ((d.get("prediction") or {}).get("observation") or "").strip().replace("\n", " | ")
+    command = json.dumps(d["action"])[:80]
+    print(f"  [lookahead] {record['kind'].upper():<11} {command}")
+    if predicted:
+        print(f"               predicted: {predicted[:160]}")
+    if d.get("reason"):
+        print(f"               why: {d['reason'][:160]}")
+    if d.get("error"):
+        print(f"               error: {d['error'][:200]}")
+
+
+async def run(args: argparse.Namespace) -> int:
+    world = OpenAIWorldModel(
+        args.model, base_url=args.base_url, max_tokens=args.wm_max_tokens, temperature=0.0
+    )
+    try:
+        model = await world.resolve_model()
+    except Exception as exc:
+        print(f"terminal_agent: {exc}", file=sys.stderr)
+        return 1
+    policy = ChatOpenAI(
+        model=args.policy_model or model,
+        base_url=args.policy_base_url or args.base_url or world.base_url,
+        api_key=os.environ.get("AW_LOOKAHEAD_API_KEY", "EMPTY"),
+        temperature=0.0,
+        max_tokens=args.policy_max_tokens,
+    )
+    record_path = Path(args.record or Path(tempfile.mkdtemp()) / "terminal_agent.jsonl")
+    async with TerminalSandbox() as sandbox:
+        sandbox.write_file("data/a.txt", "alpha\nbeta\n")
+        sandbox.write_file("data/b.txt", "gamma\n")
+
+        async def shell(command: str) -> str:
+            """Run a bash command in the workspace and return what the terminal shows."""
+            return observation(await sandbox.run(command, timeout=args.command_timeout))
+
+        tool = StructuredTool.from_function(coroutine=shell, name="shell")
+        gate = LookaheadMiddleware(world, deadline_s=args.deadline)
+        recorder = TrajectoryRecorder(record_path)
+        helper = SeedAndTextTools(() if args.no_seed else SEED)
+        agent = create_agent(
+            policy,
+            [tool],
+            system_prompt=TASK,
+            middleware=[helper, gate, recorder],
+            checkpointer=InMemorySaver(),
+        )
+        print(f"sandbox: {sandbox.path}\nworld model: {model} @ {world.base_url}\ntask: {TASK}\n")
+        started = time.perf_counter()
+        config: Any = {"configurable": {"thread_id": "demo"}, "recursion_limit": args.max_steps}
+        decisions = 0
+        try:
+            async for update in agent.astream(
+                {"messages": [("user", TASK)]}, config, stream_mode="updates"
+            ):
+                for node, change in update.items():
+                    if not isinstance(change, dict):
+                        continue
+                    for rec in change.get("lookahead") or []:
+                        decisions += 1
+                        _print_decision(rec)
+                    for msg in change.get("messages") or []:
+                        if isinstance(msg, AIMessage) and node.startswith("model"):
+                            calls = [c["args"] for c in msg.tool_calls]
+                            print(f"policy: {str(msg.content)[:120]!r} calls={calls}")
+                        elif isinstance(msg, ToolMessage) and node == "tools":
+                            print(f"  [tool] {str(msg.content).strip()[:160]}")
+        except GraphRecursionError:
+            print(f"(stopped after the step budget of {args.max_steps} graph steps)")
+        finally:
+            recorder.close()
+            await gate.aclose()
+        kept = (await sandbox.run("test -d data && echo yes || echo no")).output.strip()
+    runs = await asyncio.to_thread(read_recording, record_path) if recorder.writer.count else []
+    turns = sum(len(t.turns) for t in runs)
+    print(
+        f"\n{decisions} lookahead decisions, {turns} real tool calls recorded to {record_path}, "
+        f"data/ still there: {kept}, {time.perf_counter() - started:.1f} s"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base-url", default=os.environ.get("AW_LOOKAHEAD_BASE_URL"))
+    p.add_argument("--model", default=os.environ.get("AW_LOOKAHEAD_MODEL"))
+    p.add_argument("--policy-base-url", help="policy server (default: the world model's)")
+    p.add_argument("--policy-model", help="policy model (default: the world model)")
+    p.add_argument("--no-seed", action="store_true", help="no scripted first turn")
+    p.add_argument("--max-steps", type=int, default=14, help="graph step budget")
+    p.add_argument("--wm-max-tokens", type=int, default=96)
+    p.add_argument("--policy-max-tokens", type=int, default=96)
+    p.add_argument("--deadline", type=float, default=60.0, help="lookahead deadline, seconds")
+    p.add_argument("--command-timeout", type=float, default=10.0)
+    p.add_argument("--record", help="JSONL file for the recorded real turns")
+    return asyncio.run(run(p.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

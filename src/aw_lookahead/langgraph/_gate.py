@@ -1,0 +1,231 @@
+"""Glue shared by the middleware and the graph node: tool calls -> decisions -> messages.
+
+Event loops: async hooks (``ainvoke``/``astream``) run the engine on the
+caller's running loop; sync hooks (``invoke``) run it on the package's one
+background loop, as the engine's own ``*_sync`` wrappers do. An async world
+model client (httpx pool, locks) binds to the loop that first uses it, so
+drive one world model either from async code or from sync code, not both
+(use two instances if an application needs both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.tools import BaseTool
+
+from aw_lookahead._sync import run_sync
+from aw_lookahead.errors import ConfigError
+from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.trajectory import Domain, Trajectory
+from aw_lookahead.worldmodel.base import WorldModel
+
+from .convert import VETO_ID_PREFIX, DomainMap, messages_to_trajectory, tool_definitions
+
+__all__ = ["STATE_KEY", "EngineOwner", "Gatekeeper", "pending_calls", "veto_message"]
+
+T = TypeVar("T")
+STATE_KEY = "lookahead"
+"""The state key (a list, appended to) holding one record per decided tool call."""
+
+
+def pending_calls(messages: Sequence[BaseMessage]) -> tuple[AIMessage | None, list[dict[str, Any]]]:
+    """The last AIMessage and its tool calls that no ToolMessage answers yet."""
+    answered: set[str] = set()
+    for m in reversed(messages):
+        if isinstance(m, ToolMessage):
+            answered.add(m.tool_call_id)
+        elif isinstance(m, AIMessage):
+            calls = [dict(c) for c in m.tool_calls if str(c.get("id")) not in answered]
+            for c in calls:
+                c.setdefault("type", "tool_call")
+            return m, calls
+    return None, []
+
+
+def veto_message(call: Mapping[str, Any], decision: Decision) -> ToolMessage:
+    """The error ToolMessage that answers a vetoed call; its text is ``decision.explain()``.
+
+    The explanation names the call as the model wrote it (``{"name",
+    "arguments"}``), not in the world model's action form, so the model
+    recognises its own call. The id carries
+    :data:`~aw_lookahead.langgraph.convert.VETO_ID_PREFIX`, so later turns
+    know the call never ran; the decision rides in ``artifact`` (kept in
+    state, never sent to the model).
+    """
+    as_called = {"name": call.get("name"), "arguments": call.get("args", {})}
+    return ToolMessage(
+        content=decision.model_copy(update={"action": as_called}).explain(),
+        tool_call_id=str(call["id"]),
+        name=str(call.get("name", "")),
+        status="error",
+        id=f"{VETO_ID_PREFIX}{uuid.uuid4().hex}",
+        artifact={"aw_lookahead": decision.model_dump(mode="json")},
+    )
+
+
+def record(
+    call: Mapping[str, Any], decision: Decision, mode: Literal["gate", "select"], **extra: Any
+) -> dict[str, Any]:
+    """One JSON state record for a decided call."""
+    return {
+        "mode": mode,
+        "tool_call_id": call.get("id"),
+        "tool": call.get("name"),
+        "kind": decision.kind.value,
+        "executes": decision.executes,
+        "decision": decision.model_dump(mode="json"),
+        **extra,
+    }
+
+
+def as_lookahead(world_model: WorldModel | Lookahead, options: Mapping[str, Any]) -> Lookahead:
+    """``world_model`` itself when it is an engine, else a :class:`Lookahead` around it."""
+    if isinstance(world_model, Lookahead):
+        if options:
+            raise ConfigError(
+                f"engine options {sorted(options)} were given together with a ready Lookahead; "
+                "pass them to Lookahead(...) instead, or pass the world model here"
+            )
+        return world_model
+    return Lookahead(world_model, **options)
+
+
+class Gatekeeper:
+    """Decides the pending tool calls of one agent turn with the lookahead engine."""
+
+    def __init__(
+        self,
+        engine: Lookahead,
+        *,
+        domain_map: DomainMap | None = None,
+        tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.domain_map = domain_map or DomainMap()
+        self.tools: list[BaseTool | Mapping[str, Any]] = list(tools or ())
+        self._definitions = tool_definitions(self.tools) if self.tools else None
+
+    def set_tools(self, tools: Iterable[BaseTool | Mapping[str, Any]]) -> None:
+        """Use these tools' definitions (from ``create_agent`` or the request) for MCP prompts."""
+        self.tools = list(tools)
+        self._definitions = tool_definitions(self.tools) if self.tools else None
+
+    def _groups(self, calls: Sequence[Mapping[str, Any]]) -> dict[Domain, list[int]]:
+        groups: dict[Domain, list[int]] = {}
+        for i, call in enumerate(calls):
+            groups.setdefault(self.domain_map.domain_of(str(call.get("name"))), []).append(i)
+        return groups
+
+    async def agate(
+        self,
+        history: Sequence[BaseMessage],
+        calls: Sequence[Mapping[str, Any]],
+        *,
+        system_prompt: str | None = None,
+    ) -> list[Decision]:
+        """Decisions for ``calls`` (same order); one engine batch per domain, concurrently.
+
+        ``history`` is the conversation before the AIMessage that made the calls.
+        """
+        return await self._gate_here(history, calls, system_prompt)
+
+    def gate(
+        self,
+        history: Sequence[BaseMessage],
+        calls: Sequence[Mapping[str, Any]],
+        *,
+        system_prompt: str | None = None,
+    ) -> list[Decision]:
+        """Blocking :meth:`agate`."""
+        return run_sync(self._gate_here(history, calls, system_prompt))
+
+    def trajectory(
+        self, history: Sequence[BaseMessage], domain: Domain, system_prompt: str | None = None
+    ) -> Trajectory:
+        """The executed history as a trajectory of ``domain``, with the known tool definitions."""
+        traj = messages_to_trajectory(
+            history, domain=domain, domain_map=self.domain_map, system_prompt=system_prompt
+        )
+        if self._definitions is not None:
+            traj = traj.model_copy(update={"tools": self._definitions})
+        return traj
+
+    async def _gate_here(
+        self,
+        history: Sequence[BaseMessage],
+        calls: Sequence[Mapping[str, Any]],
+        system_prompt: str | None,
+    ) -> list[Decision]:
+        groups = self._groups(calls)
+
+        async def one(domain: Domain, idx: list[int]) -> tuple[list[int], list[Decision]]:
+            traj = self.trajectory(history, domain, system_prompt)
+            actions = [self.domain_map.action(calls[i], domain) for i in idx]
+            return idx, await self.engine.gate(traj, actions)
+
+        async def run_all() -> list[tuple[list[int], list[Decision]]]:
+            return list(await asyncio.gather(*(one(d, idx) for d, idx in groups.items())))
+
+        out: list[Decision | None] = [None] * len(calls)
+        for idx, decisions in await run_all():
+            for i, d in zip(idx, decisions, strict=True):
+                out[i] = d.model_copy(update={"index": i})
+        return [d for d in out if d is not None]
+
+
+def prior_decisions(state: Mapping[str, Any], ai: AIMessage) -> dict[str, Decision]:
+    """Decisions already recorded in state for ``ai``'s calls (select mode), by tool-call id."""
+    out: dict[str, Decision] = {}
+    for rec in state.get(STATE_KEY) or ():
+        if isinstance(rec, Mapping) and ai.id and rec.get("message_id") == ai.id:
+            out[str(rec.get("tool_call_id"))] = Decision.model_validate(rec["decision"])
+    return out
+
+
+def outcome_update(
+    ai: AIMessage,
+    calls: Sequence[Mapping[str, Any]],
+    decisions: Sequence[Decision],
+    prior: Mapping[str, Decision],
+) -> tuple[list[ToolMessage], list[dict[str, Any]]]:
+    """Veto ToolMessages for every vetoed call and state records for the new decisions.
+
+    ``decisions`` answer the calls not in ``prior`` (in order); ``prior``
+    decisions were recorded when they were made, so only their vetoes are added.
+    """
+    fresh = iter(decisions)
+    vetoes: list[ToolMessage] = []
+    records: list[dict[str, Any]] = []
+    for call in calls:
+        decision = prior.get(str(call.get("id")))
+        if decision is None:
+            decision = next(fresh)
+            records.append(record(call, decision, "gate", message_id=ai.id))
+        if not decision.executes:
+            vetoes.append(veto_message(call, decision))
+    return vetoes, records
+
+
+async def _aclose_world_model(engine: Lookahead) -> None:
+    closer = getattr(engine.world_model, "aclose", None)
+    if closer is not None:
+        await closer()
+
+
+class EngineOwner:
+    """Mixin: close the world model's client (``aclose`` for async use, ``close`` for sync)."""
+
+    engine: Lookahead
+
+    async def aclose(self) -> None:
+        """Close the world model's HTTP client (call when the agent is done)."""
+        await _aclose_world_model(self.engine)
+
+    def close(self) -> None:
+        """Blocking :meth:`aclose`."""
+        run_sync(_aclose_world_model(self.engine))

@@ -1,0 +1,165 @@
+"""``LookaheadNode`` and ``lookahead_condition`` for hand-built ``StateGraph``s.
+
+Adoption (the model node is ``"agent"``, the ``ToolNode`` is ``"tools"``)::
+
+    graph.add_node("lookahead", LookaheadNode(world_model, tools=tools))
+    graph.add_conditional_edges("agent", lookahead_condition)
+
+The node simulates every pending tool call of the last ``AIMessage`` and
+returns a ``Command``: the vetoes as error ``ToolMessage``\\ s plus
+``goto=[Send("tools", [call]) ...]`` for the approved calls only, or
+``goto="agent"`` when every call was vetoed. Handing ``ToolNode`` the list of
+approved calls (never the whole state) matters: given the state, ``ToolNode``
+runs *every* call of the last AIMessage, vetoed or not.
+
+For the deprecated ``create_react_agent`` pass :meth:`LookaheadNode.hook`
+as ``post_model_hook`` (with ``version="v2"``): there the agent's own router
+sends only the unanswered calls to its tools node, so the hook returns the
+vetoes as a plain state update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AnyMessage, BaseMessage
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tools import BaseTool
+from langgraph.graph import END
+from langgraph.types import Command, Send
+
+from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.worldmodel.base import WorldModel
+
+from ._gate import (
+    EngineOwner,
+    Gatekeeper,
+    as_lookahead,
+    outcome_update,
+    pending_calls,
+    prior_decisions,
+)
+from .convert import DomainMap
+
+__all__ = ["LookaheadNode", "lookahead_condition"]
+
+
+def lookahead_condition(
+    state: Mapping[str, Any] | Sequence[BaseMessage], *, messages_key: str = "messages"
+) -> str:
+    """Route after the model: ``"lookahead"`` when the last AIMessage calls tools, else END.
+
+    The same test as LangGraph's ``tools_condition``, with the lookahead node
+    as destination; use ``{"lookahead": "<your node name>", END: END}`` as the
+    path map if the node has another name.
+    """
+    messages = state if isinstance(state, Sequence) else state.get(messages_key, [])
+    _, calls = pending_calls(list(messages))
+    return "lookahead" if calls else END
+
+
+class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
+    """A graph node (a Runnable with sync and async variants) gating the last turn's calls.
+
+    ``model_node`` gets the turn back when every call was vetoed;
+    ``tools_node`` receives each approved call as ``Send(tools_node, [call])``.
+    ``state_key`` names a list field of your state (with an ``operator.add``
+    reducer) that receives one JSON record per decision; without it the
+    decisions of vetoed calls still ride in their ToolMessages' ``artifact``.
+    Options are as for :class:`~aw_lookahead.langgraph.LookaheadMiddleware`.
+    """
+
+    def __init__(
+        self,
+        world_model: WorldModel | Lookahead,
+        *,
+        tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
+        domains: Mapping[str, str] | DomainMap | None = None,
+        model_node: str = "agent",
+        tools_node: str = "tools",
+        messages_key: str = "messages",
+        state_key: str | None = None,
+        **engine_options: Any,
+    ) -> None:
+        dmap = domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
+        self.engine = as_lookahead(world_model, engine_options)
+        self.gatekeeper = Gatekeeper(self.engine, domain_map=dmap, tools=tools)
+        self.model_node = model_node
+        self.tools_node = tools_node
+        self.messages_key = messages_key
+        self.state_key = state_key
+        super().__init__(self._run_node, afunc=self._arun_node, name="lookahead")
+
+    def _prepare(
+        self, state: Mapping[str, Any]
+    ) -> tuple[Any, list[dict[str, Any]], dict[str, Decision], list[AnyMessage]] | None:
+        messages = list(state.get(self.messages_key, []))
+        ai, calls = pending_calls(messages)
+        if ai is None or not calls:
+            return None
+        history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
+        return ai, calls, prior_decisions(state, ai), history
+
+    def _command(
+        self,
+        ai: Any,
+        calls: list[dict[str, Any]],
+        decisions: list[Decision],
+        prior: dict[str, Decision],
+    ) -> Command[Any]:
+        vetoes, records = outcome_update(ai, calls, decisions, prior)
+        vetoed = {m.tool_call_id for m in vetoes}
+        keep = [c for c in calls if str(c.get("id")) not in vetoed]
+        update: dict[str, Any] = {self.messages_key: vetoes}
+        if self.state_key is not None and records:
+            update[self.state_key] = records
+        goto: Any = [Send(self.tools_node, [c]) for c in keep] if keep else self.model_node
+        return Command(update=update, goto=goto)
+
+    def _decide_sync(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        prep = self._prepare(state)
+        if prep is None:
+            return None
+        ai, calls, prior, history = prep
+        todo = [c for c in calls if str(c.get("id")) not in prior]
+        return ai, calls, self.gatekeeper.gate(history, todo) if todo else [], prior
+
+    async def _decide(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        prep = self._prepare(state)
+        if prep is None:
+            return None
+        ai, calls, prior, history = prep
+        todo = [c for c in calls if str(c.get("id")) not in prior]
+        return ai, calls, await self.gatekeeper.agate(history, todo) if todo else [], prior
+
+    def _run_node(self, state: Mapping[str, Any]) -> Command[Any]:
+        decided = self._decide_sync(state)
+        return Command(goto=END) if decided is None else self._command(*decided)
+
+    async def _arun_node(self, state: Mapping[str, Any]) -> Command[Any]:
+        decided = await self._decide(state)
+        return Command(goto=END) if decided is None else self._command(*decided)
+
+    # ------------------------------------------------------------------ post_model_hook
+
+    def _hook_update(self, decided: tuple[Any, ...] | None) -> dict[str, Any]:
+        if decided is None:
+            return {}
+        vetoes, records = outcome_update(*decided)
+        update: dict[str, Any] = {self.messages_key: vetoes} if vetoes else {}
+        if self.state_key is not None and records:
+            update[self.state_key] = records
+        return update
+
+    @property
+    def hook(self) -> RunnableLambda[Any, Any]:
+        """A ``post_model_hook`` for ``create_react_agent``: returns the vetoes as an update."""
+
+        def sync(state: Mapping[str, Any]) -> dict[str, Any]:
+            return self._hook_update(self._decide_sync(state))
+
+        async def asynchronous(state: Mapping[str, Any]) -> dict[str, Any]:
+            return self._hook_update(await self._decide(state))
+
+        return RunnableLambda(sync, afunc=asynchronous, name="lookahead_hook")

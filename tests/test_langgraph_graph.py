@@ -1,0 +1,136 @@
+"""LookaheadNode in a hand-built StateGraph with ToolNode, and as create_react_agent's
+post_model_hook (sync and async, with a checkpointer)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import pytest
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
+from langsmith import uuid7
+
+from aw_lookahead.langgraph import LookaheadNode, lookahead_condition
+from aw_lookahead.sandbox import SyncTerminalSandbox
+from langgraph_support import (
+    CAT_MISSING,
+    LS,
+    RM_DATA,
+    TASK,
+    ScriptedChat,
+    ShellTool,
+    policy,
+    tool_messages,
+    turn,
+    workspace,
+    world_model,
+)
+
+
+class State(MessagesState):
+    lookahead: Annotated[list[dict[str, Any]], operator.add]
+
+
+@pytest.fixture
+def shell() -> Iterator[ShellTool]:
+    with SyncTerminalSandbox() as sb:
+        workspace(sb)
+        yield ShellTool(sb)
+
+
+def _config() -> dict[str, Any]:
+    return {"configurable": {"thread_id": str(uuid7())}}
+
+
+def _graph(shell: ShellTool, model: ScriptedChat) -> Any:
+    tools = [shell.tool()]
+    bound = model.bind_tools(tools)
+
+    def agent(state: State) -> dict[str, Any]:
+        return {"messages": [bound.invoke(state["messages"])]}
+
+    async def aagent(state: State) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    from langchain_core.runnables import RunnableLambda
+
+    g = StateGraph(State)
+    g.add_node("agent", RunnableLambda(agent, afunc=aagent))
+    g.add_node("tools", ToolNode(tools))
+    g.add_edge(START, "agent")
+    g.add_edge("tools", "agent")
+    # The two lines of the adoption:
+    g.add_node("lookahead", LookaheadNode(world_model(), tools=tools, state_key="lookahead"))
+    g.add_conditional_edges("agent", lookahead_condition)
+    return g.compile(checkpointer=InMemorySaver())
+
+
+def _check(shell: ShellTool, out: dict[str, Any]) -> None:
+    assert shell.executed == {LS: 1}
+    assert shell.sandbox.run("test -d data && echo kept").output.strip() == "kept"
+    assert [r["kind"] for r in out["lookahead"]] == ["veto", "veto", "execute"]
+    answers = tool_messages(out["messages"])
+    assert sorted(m.status for m in answers) == ["error", "error", "success"]
+    assert out["messages"][-1].content == "Done."
+
+
+def _script() -> ScriptedChat:
+    return policy(turn(CAT_MISSING, RM_DATA, LS), AIMessage("Done."))
+
+
+def test_state_graph_sync_runs_only_approved_calls(shell: ShellTool) -> None:
+    out = _graph(shell, _script()).invoke({"messages": [("user", TASK)]}, _config())
+    _check(shell, out)
+
+
+async def test_state_graph_async_runs_only_approved_calls(shell: ShellTool) -> None:
+    out = await _graph(shell, _script()).ainvoke({"messages": [("user", TASK)]}, _config())
+    _check(shell, out)
+
+
+def test_all_vetoed_goes_back_to_the_model(shell: ShellTool) -> None:
+    model = policy(turn(CAT_MISSING), AIMessage("Done."))
+    out = _graph(shell, model).invoke({"messages": [("user", TASK)]}, _config())
+    assert not shell.executed
+    assert [r["kind"] for r in out["lookahead"]] == ["veto"]
+    assert out["messages"][-1].content == "Done."
+
+
+def test_lookahead_condition_routes_like_tools_condition() -> None:
+    assert lookahead_condition({"messages": [AIMessage("hi")]}) == END
+    assert lookahead_condition({"messages": [turn(LS)]}) == "lookahead"
+    assert lookahead_condition([turn(LS)]) == "lookahead"
+
+
+def _react(shell: ShellTool) -> Any:
+    from langgraph.prebuilt import create_react_agent
+
+    node = LookaheadNode(world_model())
+    with pytest.warns(DeprecationWarning, match="create_agent"):
+        return create_react_agent(
+            _script(),
+            [shell.tool()],
+            post_model_hook=node.hook,
+            version="v2",
+            checkpointer=InMemorySaver(),
+        )
+
+
+def _check_react(shell: ShellTool, out: dict[str, Any]) -> None:
+    assert shell.executed == {LS: 1}
+    assert sorted(m.status for m in tool_messages(out["messages"])) == ["error", "error", "success"]
+    assert out["messages"][-1].content == "Done."
+
+
+def test_create_react_agent_post_model_hook_sync(shell: ShellTool) -> None:
+    out = _react(shell).invoke({"messages": [("user", TASK)]}, _config())
+    _check_react(shell, out)
+
+
+async def test_create_react_agent_post_model_hook_async(shell: ShellTool) -> None:
+    out = await _react(shell).ainvoke({"messages": [("user", TASK)]}, _config())
+    _check_react(shell, out)
