@@ -29,11 +29,14 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 from aw_lookahead.worldmodel.base import Prediction
 
+from ._json_signals import json_payload as _json_payload
+from ._json_signals import json_signals as _json_signals
+from .destructive import destructive_command
+from .routing import terminal_command_text
 from .types import SEVERITY, Outcome, Signal, Verdict
 
 __all__ = ["FAMILIES", "RuleJudge", "rule_signals"]
@@ -231,71 +234,7 @@ def _line_of(text: str, start: int, end: int) -> str:
     return line[:200]
 
 
-def _json_payload(text: str) -> Any:
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.split("\n", 1)[-1].rsplit("```", 1)[0].strip()
-    if not body or body[0] not in "[{":
-        return None
-    try:
-        return json.loads(body)
-    except json.JSONDecodeError:
-        return None
-
-
-def _json_signals(payload: Any) -> list[Signal]:
-    """Signals from an MCP result / JSON-RPC reply / HTTP JSON body."""
-    if not isinstance(payload, dict):
-        return []
-    out: list[Signal] = []
-    inner = payload.get("result")
-    result: dict[str, Any] = inner if isinstance(inner, dict) else payload
-    flag = result.get("isError", result.get("is_error"))
-    if flag is True:
-        out.append(
-            Signal(
-                source="rule",
-                name="mcp.is_error",
-                outcome=F,
-                matched=json.dumps({"isError": True}),
-                detail="the tool reports an error",
-            )
-        )
-    error = payload.get("error")
-    if error not in (None, False, "", {}):
-        out.append(
-            Signal(
-                source="rule",
-                name="mcp.error_object",
-                outcome=F,
-                matched=json.dumps({"error": error}, ensure_ascii=False)[:200],
-                detail="the reply carries an error object",
-            )
-        )
-    for key in ("status", "statusCode", "status_code", "code"):
-        value = payload.get(key)
-        if isinstance(value, int) and 400 <= value <= 599:
-            out.append(
-                Signal(
-                    source="rule",
-                    name="http.error_status",
-                    outcome=F,
-                    matched=json.dumps({key: value}),
-                    detail="an HTTP error status",
-                )
-            )
-            break
-    if not out and flag is False:
-        out.append(
-            Signal(
-                source="rule",
-                name="mcp.ok",
-                outcome=S,
-                matched=json.dumps({"isError": False}),
-                detail="the tool reports success",
-            )
-        )
-    return out
+_SHELL_DOMAINS = frozenset({Domain.TERMINAL, Domain.SWE, Domain.OS})
 
 
 def _normalise(text: str) -> str:
@@ -372,10 +311,15 @@ class RuleJudge:
 
     The outcome is the most severe signal's; with no signal it is ``unknown``
     (rules cannot prove success). ``families`` overrides the per-domain
-    choice of rule families. Never calls a model; never raises on odd text.
+    choice of rule families. ``destructive_actions`` (on by default) also
+    flags terminal commands that destroy data when they succeed (see
+    :mod:`.destructive`), since their success is silent. Never calls a model;
+    never raises on odd text.
     """
 
-    def __init__(self, *, families: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, *, families: Iterable[str] | None = None, destructive_actions: bool = True
+    ) -> None:
         if families is not None:
             families = tuple(families)
             unknown = [f for f in families if f not in FAMILIES]
@@ -386,6 +330,7 @@ class RuleJudge:
                     f"unknown rule families {unknown}; choose from {sorted(FAMILIES)}"
                 )
         self.families: tuple[str, ...] | None = families
+        self.destructive_actions = destructive_actions
 
     async def judge(
         self,
@@ -396,6 +341,24 @@ class RuleJudge:
         task: str | None = None,
     ) -> Verdict:
         signals = rule_signals(trajectory, action, prediction.observation, families=self.families)
+        if (
+            self.destructive_actions
+            and trajectory.domain in _SHELL_DOMAINS
+            and not any(
+                s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals
+            )
+        ):
+            why = destructive_command(action)
+            if why is not None:
+                signals.append(
+                    Signal(
+                        source="rule",
+                        name="risk.destructive_command",
+                        outcome=Outcome.RISKY,
+                        matched=terminal_command_text(action),
+                        detail=f"{why}, and it is predicted to succeed",
+                    )
+                )
         if not signals:
             return Verdict(outcome=Outcome.UNKNOWN, reason="no rule matched")
         worst = max(signals, key=lambda s: SEVERITY[s.outcome])
