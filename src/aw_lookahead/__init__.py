@@ -40,6 +40,26 @@ _EXPORTS: dict[str, str] = {
     "SyncWorldModel": "aw_lookahead.worldmodel",
     "Usage": "aw_lookahead.worldmodel",
     "WorldModel": "aw_lookahead.worldmodel",
+    # engine
+    "Decision": "aw_lookahead.lookahead",
+    "DecisionKind": "aw_lookahead.lookahead",
+    "LLMJudge": "aw_lookahead.lookahead",
+    "Lookahead": "aw_lookahead.lookahead",
+    "Outcome": "aw_lookahead.lookahead",
+    "PredictionCache": "aw_lookahead.lookahead",
+    "RiskRouter": "aw_lookahead.lookahead",
+    "RolloutResult": "aw_lookahead.lookahead",
+    "RuleJudge": "aw_lookahead.lookahead",
+    "SelectResult": "aw_lookahead.lookahead",
+    "Signal": "aw_lookahead.lookahead",
+    "Verdict": "aw_lookahead.lookahead",
+    # sandbox and serving
+    "LocalServer": "aw_lookahead.serving",
+    "TerminalSandbox": "aw_lookahead.sandbox",
+    "start_embedded_server": "aw_lookahead.serving",
+    # framework adapters (extras)
+    "LookaheadMiddleware": "aw_lookahead.langgraph",
+    "LookaheadNode": "aw_lookahead.langgraph",
     # errors
     "AwLookaheadError": "aw_lookahead.errors",
     "ConfigError": "aw_lookahead.errors",
@@ -51,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "ReplyParseError": "aw_lookahead.errors",
     "RunError": "aw_lookahead.errors",
     "ServerError": "aw_lookahead.errors",
+    "ServerStartError": "aw_lookahead.errors",
     "ServerUnreachableError": "aw_lookahead.errors",
     "TrajectoryError": "aw_lookahead.errors",
     "UsageError": "aw_lookahead.errors",
@@ -86,13 +107,31 @@ if TYPE_CHECKING:
         ReplyParseError,
         RunError,
         ServerError,
+        ServerStartError,
         ServerUnreachableError,
         TrajectoryError,
         UsageError,
         WorldModelError,
         WorldModelTimeoutError,
     )
+    from .langgraph import LookaheadMiddleware, LookaheadNode
+    from .lookahead import (
+        Decision,
+        DecisionKind,
+        LLMJudge,
+        Lookahead,
+        Outcome,
+        PredictionCache,
+        RiskRouter,
+        RolloutResult,
+        RuleJudge,
+        SelectResult,
+        Signal,
+        Verdict,
+    )
     from .prompts import PromptSet, parse_reply, render_messages
+    from .sandbox import TerminalSandbox
+    from .serving import LocalServer, start_embedded_server
     from .trajectory import (
         Action,
         Domain,
