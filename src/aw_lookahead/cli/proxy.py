@@ -1,0 +1,116 @@
+"""``aw-lookahead proxy [--mode ...] -- <command>``: simulate calls to a real MCP server first."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from aw_lookahead.errors import ConfigError
+
+from ._common import add_server_options, world_model_from_args
+from .mcp import add_transport_options
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "proxy",
+        help="MCP proxy that simulates each tool call before (or instead of) running it",
+        description="Put the world model in front of a real MCP server. Start the real server "
+        "with the command after `--` (stdio), or reach it with --url (streamable HTTP). Modes: "
+        "gate (veto predicted failures, forward the rest), preview (show the prediction, run "
+        "after confirmation), dryrun (never run; answer with the simulation), shadow (run, "
+        "and log predicted vs real).",
+        epilog="example: aw-lookahead proxy --mode gate -- npx -y "
+        "@modelcontextprotocol/server-filesystem ~/work",
+    )
+    p.add_argument(
+        "--mode",
+        choices=["gate", "preview", "dryrun", "shadow"],
+        default="gate",
+        help="(default gate)",
+    )
+    p.add_argument("--url", help="streamable-HTTP URL of the real server (instead of a command)")
+    p.add_argument(
+        "--simulate-all",
+        action="store_true",
+        help="gate: simulate read-only tools too (default: readOnlyHint tools pass through)",
+    )
+    p.add_argument(
+        "--on-error",
+        choices=["fail_closed", "fail_open"],
+        default="fail_closed",
+        help="world model down: block the call (default) or forward it without a prediction",
+    )
+    p.add_argument(
+        "--perturb",
+        metavar="SPEC",
+        help="dryrun fault injection, e.g. seed=7,error=0.1,latency=0.5,truncate=0.2,paginate=0.2",
+    )
+    p.add_argument("--shadow-log", type=Path, help="shadow: JSONL file of (predicted, real) pairs")
+    p.add_argument(
+        "--call-timeout", type=float, default=60.0, help="seconds before a downstream call fails"
+    )
+    p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
+    add_transport_options(p, 8809)
+    add_server_options(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- the real server's command")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from aw_lookahead.mcp import (
+        Downstream,
+        LookaheadProxy,
+        Perturbation,
+        ProxyConfig,
+        ProxyMode,
+        serve_http,
+        serve_stdio,
+    )
+
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if args.perturb and args.mode != "dryrun":
+        raise ConfigError("--perturb applies to --mode dryrun only")
+    if args.mode == "shadow" and args.shadow_log is None:
+        raise ConfigError("--mode shadow needs --shadow-log FILE.jsonl to write the pairs to")
+    downstream = Downstream(command or None, url=args.url, call_timeout_s=args.call_timeout)
+    config = ProxyConfig(
+        mode=ProxyMode(args.mode),
+        simulate="always" if args.simulate_all else "risky",
+        on_error=args.on_error,
+        deadline_s=args.timeout + 5,
+        perturb=Perturbation.parse(args.perturb) if args.perturb else None,
+        shadow_log=args.shadow_log,
+    )
+    world_model = world_model_from_args(args, max_tokens=args.max_tokens)
+    proxy = LookaheadProxy(downstream, world_model, config)
+
+    async def main() -> None:
+        async with proxy:
+            if args.transport == "stdio":
+                await serve_stdio(proxy.server)
+                return
+
+            def ready(port: int) -> None:
+                print(
+                    f"aw-lookahead proxy ({args.mode}): serving http://{args.host}:{port}/mcp "
+                    f"in front of {downstream.label}",
+                    file=sys.stderr,
+                )
+                sys.stderr.flush()
+
+            await serve_http(
+                proxy.server,
+                host=args.host,
+                port=args.port,
+                auth_token=args.auth_token,
+                on_ready=ready,
+            )
+
+    anyio.run(main)
+    return 0

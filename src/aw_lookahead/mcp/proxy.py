@@ -1,0 +1,283 @@
+"""``aw-lookahead proxy``: an MCP server in front of a real one, simulating calls first.
+
+The proxy lists the downstream tools (annotations and schemas unchanged) and
+handles each ``tools/call`` by mode:
+
+* ``gate`` - route by annotations (a tool annotated ``readOnlyHint`` passes
+  straight through unless ``simulate="always"``; unannotated tools count as
+  destructive), simulate with this session's history, then veto predicted
+  failures / no-ops / risky outcomes with an ``isError`` result explaining
+  the prediction (the real call is never made), or forward.
+* ``preview`` - predict, then execute only after confirmation: MCP
+  elicitation when the client supports it, otherwise a single-use
+  confirmation token the caller passes back as argument ``_aw_confirm``.
+* ``dryrun`` - never execute; return the simulated result (with
+  schema-valid ``structured_content`` for tools with an output schema), with
+  optional deterministic faults from :class:`Perturbation`.
+* ``shadow`` - forward, and log (predicted, real) pairs with their divergence.
+
+Guarantees: a call is forwarded at most once (:class:`Downstream`); a
+downstream crash or hang becomes an ``isError`` result for that call only;
+world-model failures follow ``on_error`` (``fail_closed`` blocks in gate).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import weakref
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+
+from aw_lookahead._extras import require
+from aw_lookahead.errors import DownstreamError
+from aw_lookahead.trajectory import Trajectory, Turn
+from aw_lookahead.worldmodel.base import WorldModel
+
+from ._modes import ModeHandlers, result_text
+from .downstream import Downstream
+from .judge import MCPTextJudge
+from .perturb import Perturbation
+
+__all__ = ["CONFIRM_ARG", "LookaheadProxy", "ProxyConfig", "ProxyMode", "SessionState"]
+
+CONFIRM_ARG = "_aw_confirm"
+
+
+class ProxyMode(StrEnum):
+    GATE = "gate"
+    PREVIEW = "preview"
+    DRYRUN = "dryrun"
+    SHADOW = "shadow"
+
+
+@dataclass
+class ProxyConfig:
+    """How the proxy decides; see the module docstring for the modes."""
+
+    mode: ProxyMode = ProxyMode.GATE
+    simulate: Literal["always", "risky"] = "risky"
+    on_error: Literal["fail_open", "fail_closed"] = "fail_closed"
+    deadline_s: float = 60.0
+    perturb: Perturbation | None = None
+    shadow_log: Path | None = None
+    confirm_ttl_s: float = 600.0
+    max_history: int = 50
+    elicit: bool = True
+
+
+@dataclass
+class SessionState:
+    """One client session: its real (or, in dryrun, simulated) history."""
+
+    ordinal: int
+    turns: list[Turn] = field(default_factory=list)
+    calls: int = 0
+
+
+@dataclass
+class _Pending:
+    session: int
+    name: str
+    arguments: dict[str, Any]
+    expires: float
+
+
+class LookaheadProxy:
+    """The proxy: build with a :class:`Downstream` and a world model, serve ``.server``.
+
+    Use as an async context manager (it starts the downstream), then serve
+    :attr:`server` with :func:`~aw_lookahead.mcp.transport.serve_stdio` or
+    :func:`~aw_lookahead.mcp.transport.serve_http`, or connect ``Client(proxy.server)``.
+    """
+
+    def __init__(
+        self,
+        downstream: Downstream,
+        world_model: WorldModel,
+        config: ProxyConfig | None = None,
+        *,
+        name: str = "aw-lookahead-proxy",
+    ) -> None:
+        require("mcp", "mcp")
+        from mcp.server import Server
+
+        from aw_lookahead.lookahead import Lookahead, RuleJudge
+
+        self.downstream = downstream
+        self.world_model = world_model
+        self.config = config or ProxyConfig()
+        policy = "always" if self.config.mode is not ProxyMode.GATE else self.config.simulate
+        self.engine = Lookahead(
+            world_model,
+            simulate=policy,
+            judges=[RuleJudge(), MCPTextJudge()],
+            on_error=self.config.on_error,
+            deadline_s=self.config.deadline_s,
+        )
+        self._sessions = _SessionMap()
+        self._ordinals = 0
+        self._pending: dict[str, _Pending] = {}
+        self._modes = ModeHandlers(self)
+        self._tg: Any = None
+        self.stats: dict[str, int] = {"calls": 0, "vetoed": 0, "forwarded": 0, "simulated": 0}
+        self.server: Any = Server(
+            name,
+            instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
+            f"{downstream.label}",
+            on_list_tools=self._on_list_tools,
+            on_call_tool=self._on_call_tool,
+        )
+
+    async def __aenter__(self) -> LookaheadProxy:
+        await self.downstream.__aenter__()
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._tg.__aexit__(None, None, None)  # let shadow logs finish
+        await self.downstream.__aexit__(*exc)
+        self._modes.close()
+
+    # ------------------------------------------------------------------ MCP handlers
+
+    async def _on_list_tools(self, ctx: Any, params: Any) -> Any:
+        from mcp.types import ListToolsResult
+
+        return ListToolsResult(tools=await self.downstream.tools())
+
+    async def _on_call_tool(self, ctx: Any, params: Any) -> Any:
+        self.stats["calls"] += 1
+        arguments = dict(params.arguments or {})
+        session = self.session_state(ctx)
+        try:
+            return await self._dispatch(ctx, session, params.name, arguments)
+        except DownstreamError as exc:
+            return error_result(f"[aw-lookahead proxy] {exc}")
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as exc:  # the low-level server would turn it into a JSON-RPC error
+            return error_result(f"[aw-lookahead proxy] internal error: {type(exc).__name__}: {exc}")
+
+    async def _dispatch(
+        self, ctx: Any, session: SessionState, name: str, arguments: dict[str, Any]
+    ) -> Any:
+        mode = self.config.mode
+        token = arguments.pop(CONFIRM_ARG, None)
+        if mode is ProxyMode.PREVIEW and token is not None:
+            return await self._confirmed(session, name, arguments, str(token))
+        tool = await self.find_tool(name)
+        if tool is None:
+            names = ", ".join(sorted(t.name for t in await self.downstream.tools()))
+            return error_result(f"unknown tool {name!r}; the server offers: {names}")
+        if mode is ProxyMode.GATE:
+            return await self._modes.gate(session, tool, arguments)
+        if mode is ProxyMode.PREVIEW:
+            return await self._modes.preview(ctx, session, tool, arguments)
+        if mode is ProxyMode.DRYRUN:
+            return await self._modes.dryrun(session, tool, arguments)
+        return await self._modes.shadow(session, tool, arguments)
+
+    # ------------------------------------------------------------------ helpers for modes
+
+    def session_state(self, ctx: Any) -> SessionState:
+        """The state of the client connection behind ``ctx``.
+
+        Handshake-era connections (stdio, streamable HTTP with a session id)
+        keep one state each. The stateless 2026-07-28 protocol has no
+        connection to key on, so those requests share one state: right for
+        stdio (one client per proxy process), approximate for shared HTTP.
+        """
+        key: Any = getattr(ctx.session, "_connection", None)
+        if key is None or str(getattr(ctx, "protocol_version", "")) >= "2026-07-28":
+            key = "stateless"
+        state = self._sessions.get(key)
+        if state is None:
+            state = SessionState(ordinal=self._ordinals)
+            self._ordinals += 1
+            self._sessions[key] = state
+        return state
+
+    async def find_tool(self, name: str) -> Any:
+        for tool in await self.downstream.tools():
+            if tool.name == name:
+                return tool
+        return None
+
+    async def trajectory(self, session: SessionState) -> Trajectory:
+        tools = [
+            t.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for t in await self.downstream.tools()
+        ]
+        turns = session.turns[-self.config.max_history :] if self.config.max_history else []
+        return Trajectory(domain="mcp", tools=tools, turns=list(turns))
+
+    def remember(self, session: SessionState, action: dict[str, Any], result: Any) -> None:
+        session.turns.append(Turn(action=action, observation=result_text(result)))
+
+    async def forward(self, session: SessionState, name: str, arguments: dict[str, Any]) -> Any:
+        result = await self.downstream.call(name, arguments)
+        self.stats["forwarded"] += 1
+        self.remember(session, {"name": name, "arguments": arguments}, result)
+        return result
+
+    def issue_token(self, session: SessionState, name: str, arguments: dict[str, Any]) -> str:
+        now = time.monotonic()
+        for key in [k for k, p in self._pending.items() if p.expires < now]:
+            del self._pending[key]
+        token = secrets.token_urlsafe(12)
+        expires = now + self.config.confirm_ttl_s
+        self._pending[token] = _Pending(session.ordinal, name, dict(arguments), expires)
+        return token
+
+    async def _confirmed(
+        self, session: SessionState, name: str, arguments: dict[str, Any], token: str
+    ) -> Any:
+        pending = self._pending.pop(token, None)  # single use: popped before forwarding
+        if pending is None or pending.expires < time.monotonic():
+            return error_result(
+                f"confirmation token {token!r} is unknown, used or expired; call {name!r} "
+                "without it to get a new preview"
+            )
+        if (pending.name, pending.arguments) != (name, arguments):
+            return error_result(
+                "the confirmation token was issued for a different call (tool or arguments "
+                "differ); nothing was executed. Call without it to get a new preview."
+            )
+        return await self.forward(session, name, arguments)
+
+    def spawn(self, fn: Any, *args: Any) -> None:
+        """Run a background task (shadow logging) owned by the proxy."""
+        self._tg.start_soon(fn, *args)
+
+
+class _SessionMap(dict[Any, SessionState]):
+    """Connection -> state; entries of closed connections are dropped (weak keys)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._weak: weakref.WeakKeyDictionary[Any, SessionState] = weakref.WeakKeyDictionary()
+
+    def get(self, key: Any, default: SessionState | None = None) -> SessionState | None:  # type: ignore[override]
+        try:
+            return self._weak.get(key, default)
+        except TypeError:
+            return super().get(key, default)
+
+    def __setitem__(self, key: Any, value: SessionState) -> None:
+        try:
+            self._weak[key] = value
+        except TypeError:
+            super().__setitem__(key, value)
+
+
+def error_result(text: str, meta: dict[str, Any] | None = None) -> Any:
+    """An ``isError`` tool result (skips the client's output-schema check)."""
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(text=text)], is_error=True, _meta=meta)

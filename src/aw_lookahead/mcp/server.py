@@ -1,0 +1,162 @@
+"""``aw-lookahead mcp``: an MCP server exposing the world model as two tools.
+
+* ``simulate``: history + one action + domain -> the predicted observation,
+  with the verdict read from it (outcome, matched signals, reason).
+* ``lookahead``: history + K candidate actions -> every candidate simulated
+  concurrently, infeasible ones pruned, survivors ranked, the chosen one.
+
+Both return ``structured_content`` valid against their advertised output
+schema. World-model failures come back as ``isError`` results whose text
+says what to fix (start a server, raise the timeout); they never hang past
+the engine's deadline.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from aw_lookahead._extras import require
+from aw_lookahead.errors import AwLookaheadError
+from aw_lookahead.trajectory import Action
+from aw_lookahead.worldmodel.base import WorldModel
+
+from ._models import (
+    DomainName,
+    HistoryTurn,
+    LookaheadResult,
+    SignalView,
+    SimulateResult,
+    build_trajectory,
+    decision_view,
+)
+from .judge import MCPTextJudge
+
+__all__ = ["build_server"]
+
+INSTRUCTIONS = (
+    "aw-lookahead predicts what an environment will answer to an action before the action "
+    "runs. Call `simulate` to preview one tool call, shell command or GUI action given the "
+    "steps so far; call `lookahead` with several candidate next actions to learn which ones "
+    "would fail and which one to take. Predictions come from a language world model: treat "
+    "them as strong hints, not ground truth."
+)
+
+SIMULATE_DESCRIPTION = (
+    "Predict the observation an action would produce, without running it.\n\n"
+    "Give the steps taken so far (`history`: action + real observation per step), the "
+    "`action` to preview and its `domain`. For MCP tool calls the action is "
+    '{"name": "<tool>", "arguments": {...}} and `tools` should hold the tool definitions '
+    "(name, description, inputSchema). Returns the predicted observation plus a verdict: "
+    "`outcome` (success, failure, no_op, risky, unknown), `feasible`, the `signals` that "
+    "matched in the predicted text and a `reason`. Nothing is executed."
+)
+
+LOOKAHEAD_DESCRIPTION = (
+    "Simulate several candidate next actions at once and choose the best.\n\n"
+    "Give the `history`, two or more `candidates` (same format as simulate's action) and "
+    "optionally the `task` so candidates can be ranked by progress. Every candidate is "
+    "simulated concurrently; predicted failures, no-ops and risky actions are pruned with "
+    "their reason; survivors are ranked best first. Returns `chosen_index` (null when every "
+    "candidate was pruned), `chosen`, all `decisions` ranked, and `pruned`. Nothing is executed."
+)
+
+
+_HISTORY = Field(
+    description="Earlier steps, oldest first, each {action, observation}. Empty at the start."
+)
+
+
+def build_server(
+    world_model: WorldModel,
+    *,
+    name: str = "aw-lookahead",
+    on_error: str = "fail_closed",
+    deadline_s: float = 60.0,
+) -> Any:
+    """An ``MCPServer`` with the ``simulate`` and ``lookahead`` tools over ``world_model``.
+
+    Returned as ``Any`` so the ``mcp`` extra stays optional for type checkers
+    of callers; the object is a :class:`mcp.server.MCPServer`.
+    """
+    require("mcp", "mcp")
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    from aw_lookahead.lookahead import Lookahead, RuleJudge
+
+    server = MCPServer(name, instructions=INSTRUCTIONS)
+    engine_kwargs: dict[str, Any] = {"on_error": on_error, "deadline_s": deadline_s}
+    simulator = Lookahead(
+        world_model,
+        simulate="always",
+        judges=[RuleJudge(), MCPTextJudge()],
+        **engine_kwargs,
+    )
+    annotations = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    @server.tool(name="simulate", description=SIMULATE_DESCRIPTION, annotations=annotations)
+    async def simulate(
+        action: Annotated[Action, Field(description="The action to preview.")],
+        domain: Annotated[
+            DomainName, Field(description="Environment kind: mcp, terminal, search, ...")
+        ] = "mcp",
+        history: Annotated[list[HistoryTurn] | None, _HISTORY] = None,
+        tools: Annotated[
+            list[dict[str, Any]] | None,
+            Field(description="MCP tool definitions (name, description, inputSchema) for mcp."),
+        ] = None,
+        task: Annotated[str | None, Field(description="The agent's task, if known.")] = None,
+    ) -> SimulateResult:
+        try:
+            trajectory = build_trajectory(domain, history, task=task, tools=tools)
+            (decision,) = await simulator.gate(trajectory, [action])
+        except AwLookaheadError as exc:
+            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        if decision.prediction is None:
+            raise ToolError(decision.explain())
+        pred = decision.prediction
+        return SimulateResult(
+            observation=pred.observation,
+            outcome=str(decision.outcome.value),
+            feasible=decision.executes,
+            reason=decision.reason,
+            signals=[SignalView(**s.model_dump(mode="json")) for s in decision.signals],
+            model=pred.model,
+            latency_s=pred.latency_s,
+            tokens=pred.usage.total_tokens,
+            truncated=pred.truncated,
+            trimmed_turns=pred.trimmed_turns,
+        )
+
+    @server.tool(name="lookahead", description=LOOKAHEAD_DESCRIPTION, annotations=annotations)
+    async def lookahead(
+        candidates: Annotated[
+            list[Action], Field(min_length=1, description="Candidate next actions to compare.")
+        ],
+        domain: Annotated[DomainName, Field(description="Environment kind.")] = "mcp",
+        history: Annotated[list[HistoryTurn] | None, _HISTORY] = None,
+        task: Annotated[str | None, Field(description="The goal, used to rank.")] = None,
+        tools: Annotated[
+            list[dict[str, Any]] | None, Field(description="MCP tool definitions for mcp.")
+        ] = None,
+    ) -> LookaheadResult:
+        try:
+            trajectory = build_trajectory(domain, history, task=task, tools=tools)
+            result = await simulator.select(trajectory, candidates, task=task)
+        except AwLookaheadError as exc:
+            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        chosen = decision_view(result.chosen) if result.chosen is not None else None
+        return LookaheadResult(
+            chosen_index=chosen.index if chosen is not None else None,
+            chosen=chosen,
+            decisions=[decision_view(d) for d in result.decisions],
+            pruned=[decision_view(d) for d in result.pruned],
+            reason=result.reason,
+        )
+
+    return server

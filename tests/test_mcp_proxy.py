@@ -1,0 +1,272 @@
+"""The proxy against real third-party MCP servers (filesystem from npm, git from PyPI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client, types
+
+from aw_lookahead.mcp import (
+    CONFIRM_ARG,
+    Downstream,
+    LookaheadProxy,
+    Perturbation,
+    ProxyConfig,
+    ProxyMode,
+)
+from aw_lookahead.trajectory import Action, Trajectory
+from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
+
+pytestmark = pytest.mark.integration
+
+
+def fs_model(trajectory: Trajectory, action: Action) -> str:
+    """Rule simulator: paths containing 'forbidden' fail, everything else succeeds."""
+    assert isinstance(action, dict)
+    if "forbidden" in json.dumps(action):
+        return "Error: ENOENT: no such file or directory, open '.../forbidden/x.txt'"
+    return f"Successfully ran {action['name']}"
+
+
+def text(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def proxy_for(cmd: list[str], mode: str = "gate", **kw: Any) -> LookaheadProxy:
+    wm = kw.pop("world_model", None) or FunctionWorldModel(fs_model)
+    return LookaheadProxy(Downstream(cmd), wm, ProxyConfig(mode=ProxyMode(mode), **kw))
+
+
+async def test_gate_filesystem_vetoes_predicted_failure_and_passes_reads(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)])
+    async with proxy, Client(proxy.server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert tools["write_file"].annotations.destructive_hint is True  # unchanged
+        assert tools["read_text_file"].output_schema is not None
+        blocked = await client.call_tool(
+            "write_file", {"path": str(tmp_path / "forbidden.txt"), "content": "x"}
+        )
+        read = await client.call_tool("read_text_file", {"path": str(tmp_path / "notes.txt")})
+        allowed = await client.call_tool(
+            "write_file", {"path": str(tmp_path / "ok.txt"), "content": "fine"}
+        )
+    assert blocked.is_error
+    assert "Blocked before execution" in text(blocked)
+    assert "ENOENT" in text(blocked)
+    assert not (tmp_path / "forbidden.txt").exists()  # never reached the server
+    assert not read.is_error
+    assert read.structured_content == {"content": "hello"}
+    assert not allowed.is_error
+    assert (tmp_path / "ok.txt").read_text() == "fine"
+    assert proxy.downstream.forwarded == 2
+    assert proxy.stats["vetoed"] == 1
+    assert proxy.stats["simulated"] == 2  # the read-only call was not simulated
+
+
+def git_repo(path: Path) -> Path:
+    run = lambda *a: subprocess.run(["git", "-C", str(path), *a], check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    run("config", "user.email", "t@example.com")
+    run("config", "user.name", "t")
+    (path / "a.txt").write_text("one\n")
+    run("add", "a.txt")
+    run("commit", "-qm", "first")
+    (path / "a.txt").write_text("two\n")
+    run("add", "a.txt")
+    return path
+
+
+async def test_gate_git_blocks_destructive_call(mcp_git_server: Path, tmp_path: Path) -> None:
+    repo = git_repo(tmp_path)
+
+    def model(trajectory: Trajectory, action: Action) -> str:
+        if isinstance(action, dict) and action["name"] == "git_reset":
+            return "Error: refusing to discard staged changes"
+        return "ok"
+
+    cmd = [str(mcp_git_server), "--repository", str(repo)]
+    proxy = proxy_for(cmd, world_model=FunctionWorldModel(model))
+    async with proxy, Client(proxy.server) as client:
+        status = await client.call_tool("git_status", {"repo_path": str(repo)})
+        reset = await client.call_tool("git_reset", {"repo_path": str(repo)})
+    assert not status.is_error
+    assert "a.txt" in text(status)
+    assert reset.is_error
+    assert "NOT executed" in text(reset)
+    assert staged_files(repo) == "a.txt"  # the reset never ran
+    assert proxy.downstream.forwarded == 1
+
+
+def staged_files(repo: Path) -> str:
+    args = ["git", "-C", str(repo), "diff", "--cached", "--name-only"]
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+async def test_dryrun_never_touches_downstream(mcp_fs_server: Path, tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("original")
+    before = snapshot(tmp_path)
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], "dryrun")
+    async with proxy, Client(proxy.server) as client:
+        results = []
+        for i in range(20):
+            name, args = [
+                ("write_file", {"path": str(tmp_path / f"new{i}.txt"), "content": "x"}),
+                ("edit_file", {"path": str(tmp_path / "keep.txt"), "edits": [], "dryRun": False}),
+                ("move_file", {"source": str(tmp_path / "keep.txt"), "destination": "/tmp/z"}),
+                ("read_text_file", {"path": str(tmp_path / "forbidden" / "x.txt")}),
+            ][i % 4]
+            results.append(await client.call_tool(name, args))
+    assert snapshot(tmp_path) == before
+    assert proxy.downstream.forwarded == 0
+    ok = [r for r in results if not r.is_error]
+    assert len(ok) == 15
+    assert all(r.structured_content is not None for r in ok)
+    assert sum(r.is_error for r in results) == 5  # the simulated ENOENT reads
+
+
+async def test_dryrun_perturbation_is_deterministic(mcp_fs_server: Path, tmp_path: Path) -> None:
+    spec = Perturbation.parse("seed=3,error=0.3,truncate=0.5,truncate_chars=5")
+
+    async def run_once() -> list[tuple[bool, str]]:
+        proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], "dryrun", perturb=spec)
+        async with proxy, Client(proxy.server) as client:
+            out = []
+            for i in range(12):
+                r = await client.call_tool("list_directory", {"path": f"{tmp_path}/d{i}"})
+                out.append((bool(r.is_error), text(r)))
+            return out
+
+    first, second = await run_once(), await run_once()
+    assert first == second
+    assert any(err and "fault injected" in t for err, t in first)
+    assert any(t.endswith("[output truncated]") for _, t in first)
+    assert any(not err and "truncated" not in t for err, t in first)
+
+
+async def test_downstream_killed_mid_session_recovers(mcp_fs_server: Path, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    root = tmp_path / "root"
+    root.mkdir()
+    cmd = ["sh", "-c", f'echo $$ > {pidfile}; exec "{mcp_fs_server}" "{root}"']
+    proxy = proxy_for(cmd)
+    async with proxy, Client(proxy.server) as client:
+        first = await client.call_tool("list_directory", {"path": str(root)})
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)
+        crashed = await client.call_tool(
+            "write_file", {"path": str(root / "a.txt"), "content": "1"}
+        )
+        after = await client.call_tool("write_file", {"path": str(root / "b.txt"), "content": "2"})
+    assert not first.is_error
+    assert crashed.is_error
+    assert "downstream MCP server" in text(crashed)
+    assert "NOT retried" in text(crashed)
+    assert not after.is_error
+    assert (root / "b.txt").read_text() == "2"
+    assert proxy.downstream.restarts >= 1
+    assert proxy.downstream.forwarded == 3
+
+
+async def test_preview_confirmation_token_is_single_use(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "p.txt"
+    args = {"path": str(target), "content": "confirmed"}
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], "preview")
+    async with proxy, Client(proxy.server) as client:
+        preview = await client.call_tool("write_file", args)
+        assert preview.is_error
+        assert "PREVIEW ONLY" in text(preview)
+        assert not target.exists()
+        token = (preview.meta or {})["io.github.aw-lookahead/decision"]["confirm_token"]
+        other = await client.call_tool("write_file", {**args, "content": "x", CONFIRM_ARG: token})
+        assert other.is_error
+        assert not target.exists()
+        preview = await client.call_tool("write_file", args)
+        token = (preview.meta or {})["io.github.aw-lookahead/decision"]["confirm_token"]
+        done = await client.call_tool("write_file", {**args, CONFIRM_ARG: token})
+        again = await client.call_tool("write_file", {**args, CONFIRM_ARG: token})
+    assert not done.is_error
+    assert target.read_text() == "confirmed"
+    assert again.is_error
+    assert "unknown, used or expired" in text(again)
+    assert proxy.downstream.forwarded == 1
+
+
+async def test_preview_uses_elicitation_when_supported(mcp_fs_server: Path, tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def elicit(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        ok = "yes.txt" in params.message
+        return types.ElicitResult(action="accept", content={"confirm": ok})
+
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], "preview")
+    async with proxy, Client(proxy.server, mode="legacy", elicitation_callback=elicit) as client:
+        yes = await client.call_tool(
+            "write_file", {"path": str(tmp_path / "yes.txt"), "content": "y"}
+        )
+        no = await client.call_tool(
+            "write_file", {"path": str(tmp_path / "no.txt"), "content": "n"}
+        )
+    assert len(asked) == 2
+    assert "Predicted result" in asked[0]
+    assert not yes.is_error
+    assert (tmp_path / "yes.txt").exists()
+    assert no.is_error
+    assert not (tmp_path / "no.txt").exists()
+
+
+async def test_shadow_logs_prediction_and_real_result(mcp_fs_server: Path, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    log = tmp_path / "shadow.jsonl"
+    proxy = proxy_for([str(mcp_fs_server), str(root)], "shadow", shadow_log=log)
+    async with proxy, Client(proxy.server) as client:
+        real = await client.call_tool("write_file", {"path": str(root / "s.txt"), "content": "s"})
+        await client.call_tool("read_text_file", {"path": str(root / "missing.txt")})
+    assert not real.is_error
+    assert (root / "s.txt").exists()
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["action"]["name"] for r in records] == ["write_file", "read_text_file"]
+    assert records[0]["predicted"] == "Successfully ran write_file"
+    assert records[0]["real"].startswith("Successfully wrote")
+    assert 0.0 <= records[0]["divergence"] <= 1.0
+    assert records[1]["real_is_error"] is True
+    assert records[1]["outcome_agrees"] is False
+
+
+async def test_gate_with_the_real_world_model(
+    mcp_fs_server: Path, tmp_path: Path, vllm_server: Any
+) -> None:
+    wm = OpenAIWorldModel(
+        vllm_server.model,
+        base_url=vllm_server.base_url,
+        api_key=vllm_server.api_key,
+        max_tokens=64,
+        timeout=120,
+    )
+    target = tmp_path / "real.txt"
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], world_model=wm)
+    async with wm, proxy, Client(proxy.server) as client:
+        result = await client.call_tool("write_file", {"path": str(target), "content": "r"})
+    decision = (result.meta or {})["io.github.aw-lookahead/decision"]
+    assert decision["kind"] in {"execute", "veto"}
+    assert isinstance(decision["predicted_observation"], str)
+    assert target.exists() == (decision["kind"] == "execute") == (not result.is_error)
+    assert proxy.downstream.forwarded == (1 if target.exists() else 0)
