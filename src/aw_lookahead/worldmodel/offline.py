@@ -34,10 +34,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .._extras import require
-from ..errors import ConfigError, ContextTooLongError, ReplyParseError, WorldModelError
-from ..prompts import PromptSet, parse_reply, render_messages
-from ..trajectory import Action, Trajectory
+from aw_lookahead._extras import require
+from aw_lookahead.errors import ConfigError, ContextTooLongError, ReplyParseError, WorldModelError
+from aw_lookahead.prompts import PromptSet, parse_reply, render_messages
+from aw_lookahead.trajectory import Action, Trajectory
+
 from .base import BaseWorldModel, Prediction, Usage
 
 __all__ = ["VLLMOfflineWorldModel"]
@@ -110,6 +111,19 @@ class VLLMOfflineWorldModel(BaseWorldModel):
                 self._llm = vllm.LLM(model=self._model_path, **self.llm_kwargs)
             return self._llm
 
+    def close(self) -> None:
+        """Shut the engine down (its engine-core process exits) and drop it.
+
+        Safe to call twice; an engine passed in with ``llm=`` is shut down too.
+        A later prediction builds a new engine from ``model``.
+        """
+        with self._build_lock:
+            llm, self._llm = self._llm, None
+        core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        shutdown = getattr(core, "shutdown", None)
+        if callable(shutdown):
+            shutdown()
+
     def _sampling_params(self) -> Any:
         vllm = require("vllm", "vllm")
         kwargs: dict[str, Any] = {
@@ -176,9 +190,7 @@ class VLLMOfflineWorldModel(BaseWorldModel):
 
     # ------------------------------------------------------------------ batches
 
-    async def predict_batch(
-        self, samples: Sequence[Sample]
-    ) -> list[Prediction | WorldModelError]:
+    async def predict_batch(self, samples: Sequence[Sample]) -> list[Prediction | WorldModelError]:
         """Predict every ``(trajectory, action)`` sample in one ``LLM.chat`` call.
 
         Returns one entry per sample, in order: a :class:`Prediction`
@@ -195,7 +207,10 @@ class VLLMOfflineWorldModel(BaseWorldModel):
                 if "longer than" not in str(exc) and "context" not in str(exc).lower():
                     raise
                 return await self._one_by_one(samples, conversations)
-        return [self._settle(out, action, latency) for out, (_, action) in zip(outputs, samples, strict=True)]
+        return [
+            self._settle(out, action, latency)
+            for out, (_, action) in zip(outputs, samples, strict=True)
+        ]
 
     async def _one_by_one(
         self, samples: Sequence[Sample], conversations: list[list[dict[str, str]]]

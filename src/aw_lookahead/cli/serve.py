@@ -1,0 +1,202 @@
+"""``aw-lookahead serve``: run vLLM's OpenAI-compatible server with a model's preset flags.
+
+The command is built by :func:`aw_lookahead.serving.presets.plan_serve`;
+``--dry-run`` prints it (``--json``: with the environment and the client
+variables) and starts nothing. Otherwise the server runs as a child process
+group: ``serve`` waits on ``/health`` with a deadline (``--ready-timeout``),
+prints the endpoint and the ``AW_LOOKAHEAD_*`` variables the client reads,
+then stays in the foreground. SIGINT / SIGTERM / SIGHUP are forwarded: the
+child gets SIGINT, then SIGTERM, then SIGKILL, and ``serve`` exits 0 once
+the whole group is gone. If the child dies on its own, ``serve`` exits 1 with
+the log tail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import sys
+import time
+from types import FrameType
+from typing import Any
+
+from aw_lookahead.errors import ServerStartError
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _StopRequested(Exception):
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def register(subparsers: Any) -> None:
+    from aw_lookahead.serving.presets import DEFAULT_PORT, PRESETS
+
+    p = subparsers.add_parser(
+        "serve",
+        help="run a vLLM OpenAI-compatible server for a world model",
+        description="Run vLLM's OpenAI-compatible server with the flags a model needs. "
+        f"Presets: {', '.join(sorted(PRESETS))}. Anything after `--` goes to vLLM verbatim.",
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--preset", help="a preset name (default: from --model, else 'default')")
+    which.add_argument(
+        "--local",
+        action="store_true",
+        help="serve the embedded SmolLM2 on the CPU build of vLLM (converts it once)",
+    )
+    p.add_argument("--model", help="Hugging Face id or model folder (default: the preset's)")
+    p.add_argument("--served-model-name", help="the model name clients send")
+    p.add_argument("--host", default="127.0.0.1", help="bind address (0.0.0.0 for a cluster)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
+    p.add_argument("--gpus", type=int, help="GPUs per node = --tensor-parallel-size")
+    p.add_argument(
+        "--nodes", type=int, default=1, help="nodes of a Ray cluster (pipeline parallel)"
+    )
+    p.add_argument("--max-model-len", type=int, help="context length (tokens)")
+    p.add_argument("--gpu-memory-utilization", type=float)
+    p.add_argument(
+        "--prefix-caching",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="pass --enable-prefix-caching / --no-enable-prefix-caching (default: the preset's)",
+    )
+    p.add_argument(
+        "--thinking",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="server default for the chat template's enable_thinking (default: the model's)",
+    )
+    p.add_argument(
+        "--lora",
+        action="append",
+        metavar="NAME=PATH",
+        help="serve a LoRA adapter from our trainer (repeatable)",
+    )
+    p.add_argument("--max-lora-rank", type=int, default=16)
+    p.add_argument(
+        "--api-key",
+        default=os.environ.get("VLLM_API_KEY") or None,
+        help="require this key (default: $VLLM_API_KEY, else none)",
+    )
+    p.add_argument("--ready-timeout", type=float, help="seconds to wait for /health")
+    p.add_argument("--log-file", help="server log (default: a temporary file)")
+    p.add_argument("--dry-run", action="store_true", help="print the command; start nothing")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("vllm_args", nargs=argparse.REMAINDER, help="-- then extra vLLM flags")
+    p.set_defaults(func=run)
+
+
+def _plan(args: argparse.Namespace) -> Any:
+    from aw_lookahead.serving.presets import plan_serve
+
+    extra = list(args.vllm_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    return plan_serve(
+        "local" if args.local else args.preset,
+        model=args.model,
+        served_model_name=args.served_model_name,
+        host=args.host,
+        port=args.port,
+        gpus=args.gpus,
+        nodes=args.nodes,
+        max_model_len=args.max_model_len,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        prefix_caching=args.prefix_caching,
+        loras=args.lora,
+        max_lora_rank=args.max_lora_rank,
+        api_key=args.api_key,
+        thinking=args.thinking,
+        extra_args=extra,
+    )
+
+
+def _describe(plan: Any) -> dict[str, Any]:
+    return {
+        "preset": plan.preset.name,
+        "model": plan.model,
+        "served_model_name": plan.served_name,
+        "argv": plan.argv,
+        "command": shlex.join(plan.argv),
+        "server_env": plan.server_env(),
+        "client_env": plan.client_env(),
+        "base_url": plan.base_url,
+        "gpu_memory": plan.preset.gpu_memory,
+        "model_ready": plan.model_ready,
+    }
+
+
+def _print_ready(plan: Any, server: Any, as_json: bool) -> None:
+    if as_json:
+        info = _describe(plan) | {"pid": server.pid, "log": str(server.log_path)}
+        print(json.dumps(info), flush=True)
+        return
+    print(f"serving {plan.served_name!r} at {plan.base_url}  (pid {server.pid})")
+    print(f"log: {server.log_path}")
+    print("client environment:")
+    for key, value in plan.client_env().items():
+        print(f"  export {key}={shlex.quote(value)}")
+    print("stop with Ctrl-C (or SIGTERM)", flush=True)
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _StopRequested(signum)
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    if args.dry_run:
+        if args.json:
+            print(json.dumps(_describe(plan), indent=2))
+        else:
+            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in plan.server_env().items())
+            print(f"{env} {shlex.join(plan.argv)}".strip())
+            if not plan.model_ready:
+                print(
+                    f"# note: {plan.model} does not exist yet; `serve --local` converts it first",
+                    file=sys.stderr,
+                )
+        return 0
+    if plan.preset.name == "local" and args.model is None:
+        from aw_lookahead.embedded import prepare_embedded_model
+
+        folder = prepare_embedded_model()
+        if str(folder) != plan.model:  # pragma: no cover - same default location
+            args.model = str(folder)
+            plan = _plan(args)
+    timeout = args.ready_timeout or (600.0 if plan.preset.cpu else 1800.0)
+    previous = {sig: signal.signal(sig, _raise_stop) for sig in _STOP_SIGNALS}
+    server = plan.server(log_path=args.log_file)
+    try:
+        if not args.json:
+            print(f"starting: {shlex.join(plan.argv)}", flush=True)
+        server.start()
+        server.wait_ready(timeout)
+        _print_ready(plan, server, args.json)
+        while server.running:
+            time.sleep(0.5)
+        raise ServerStartError(
+            "the vLLM server exited on its own",
+            log_path=server.log_path,
+            log_tail=server.log_tail(),
+        )
+    except (_StopRequested, KeyboardInterrupt) as exc:
+        name = exc.args[0] if isinstance(exc, _StopRequested) else "SIGINT"
+        print(f"received {name}; stopping the server", file=sys.stderr, flush=True)
+        for sig in _STOP_SIGNALS:  # a second Ctrl-C must not abort the shutdown
+            signal.signal(sig, signal.SIG_IGN)
+        code = server.stop()
+        print(f"server stopped (exit code {code})", file=sys.stderr, flush=True)
+        return 0
+    finally:
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,135 @@
+"""``aw-lookahead serve --local`` end to end: a real server, our client, SIGINT stops it.
+
+``serve`` runs as a child process exactly as a user runs it; the test reads
+its ready line (``--json``), predicts through the printed client environment,
+then sends SIGINT and checks that ``serve`` exits 0 and that the vLLM process
+group it started is gone. Dry-run commands are covered in
+``test_serving_presets.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aw_lookahead.trajectory import Trajectory
+from aw_lookahead.worldmodel import OpenAIWorldModel
+
+pytestmark = pytest.mark.integration
+
+SERVE = [sys.executable, "-c", "from aw_lookahead.cli import console_main; console_main()", "serve"]
+
+
+def _lines(stream: object, into: queue.Queue[str]) -> None:
+    for line in stream:  # type: ignore[attr-defined]
+        into.put(line)
+    into.put("")
+
+
+def _next_json(lines: queue.Queue[str], deadline: float) -> dict[str, object]:
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError("serve printed no ready line before the deadline")
+        line = lines.get(timeout=left)
+        if line == "":
+            raise AssertionError("serve exited before it was ready")
+        if line.startswith("{"):
+            return dict(json.loads(line))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+@pytest.fixture
+def serve_local(
+    embedded_model_path: Path,
+) -> Iterator[tuple[subprocess.Popen[str], queue.Queue[str]]]:
+    env = dict(os.environ)
+    env.pop("VLLM_API_KEY", None)
+    proc = subprocess.Popen(
+        [*SERVE, "--local", "--model", str(embedded_model_path), "--port", "0", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    errors: queue.Queue[str] = queue.Queue()
+    readers = [
+        threading.Thread(target=_lines, args=(proc.stdout, lines), daemon=True),
+        threading.Thread(target=_lines, args=(proc.stderr, errors), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    try:
+        yield proc, lines
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for reader in readers:
+            reader.join(timeout=10)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+async def test_serve_local_answers_our_client_and_stops_on_sigint(serve_local) -> None:  # type: ignore[no-untyped-def]
+    proc, lines = serve_local
+    ready = _next_json(lines, time.monotonic() + 600)
+    client_env = ready["client_env"]
+    assert isinstance(client_env, dict)
+    assert client_env["AW_LOOKAHEAD_MODEL"] == "smollm2-135m-instruct"
+    base_url = str(client_env["AW_LOOKAHEAD_BASE_URL"])
+    child = int(str(ready["pid"]))
+    port = int(base_url.rsplit(":", 1)[1].split("/", maxsplit=1)[0])
+
+    trajectory = Trajectory(domain="terminal", task="Look around.")
+    async with OpenAIWorldModel(base_url=base_url, max_tokens=16) as wm:  # model from the server
+        predictions = await wm.predict_many(trajectory, ["ls", "pwd"])
+    assert [p.model for p in predictions] == ["smollm2-135m-instruct"] * 2
+    assert all(p.observation for p in predictions)
+
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=90) == 0
+    assert not _alive(child), "the vLLM server outlived `serve`"
+    assert _port_free(port)
+
+
+def test_serve_exits_1_with_the_log_tail_when_vllm_fails(tmp_path: Path) -> None:
+    pytest.importorskip("vllm")
+    missing = tmp_path / "no-such-model"
+    done = subprocess.run(
+        [*SERVE, "--local", "--model", str(missing), "--port", "0", "--ready-timeout", "300"],
+        capture_output=True, text=True, timeout=320, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "ServerStartError" in done.stderr
+    assert "last lines of the server log" in done.stderr
