@@ -31,23 +31,38 @@ def _history() -> Trajectory:
         turns=[
             Turn(
                 action=[{"keystrokes": f"tail -n 20 app{i}.log\n", "duration": 0.5}],
-                observation="\n".join(f"2026-11-29 07:{i:02d}:{j:02d} INFO job {j} ok" for j in range(14)),
+                observation="\n".join(
+                    f"2026-11-29 07:{i:02d}:{j:02d} INFO job {j} ok" for j in range(14)
+                ),
             )
             for i in range(8)
         ],
     )
 
 
-CANDIDATES = ["ls -la\n", "grep ERROR app3.log\n", "wc -l *.log\n", "rm app1.log\n", "df -h\n",
-              "cat app7.log | head\n", "du -sh .\n", "tail app0.log\n"]
+CANDIDATES = [
+    "ls -la\n",
+    "grep ERROR app3.log\n",
+    "wc -l *.log\n",
+    "rm app1.log\n",
+    "df -h\n",
+    "cat app7.log | head\n",
+    "du -sh .\n",
+    "tail app0.log\n",
+]
 
 
-async def run(base_url: str, model: str | None, ks: list[int], repeat: int, max_tokens: int) -> None:
-    async with OpenAIWorldModel(model, base_url=base_url, max_tokens=max_tokens, temperature=0.6,
-                                timeout=300) as wm:
+async def run(
+    base_url: str, model: str | None, ks: list[int], repeat: int, max_tokens: int
+) -> None:
+    async with OpenAIWorldModel(
+        model, base_url=base_url, max_tokens=max_tokens, temperature=0.6, timeout=300
+    ) as wm:
         await wm.predict(_history(), "echo warm-up")
         print(f"model {wm.model} at {base_url}; max_tokens {max_tokens}; {repeat} steps per cell")
-        print(f"{'K':>3} {'sequential s':>13} {'concurrent s':>13} {'ratio':>7} {'cached/prompt':>14}")
+        print(
+            f"{'K':>3} {'sequential s':>13} {'concurrent s':>13} {'ratio':>7} {'cached/prompt':>14}"
+        )
         for k in ks:
             acts = [[{"keystrokes": c, "duration": 0.5}] for c in CANDIDATES[:k]]
             seq, conc, cached, prompt = [], [], 0, 0

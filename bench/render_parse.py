@@ -54,7 +54,8 @@ def main() -> None:
     action = [{"keystrokes": "pytest -q\n", "duration": 30}]
     reply = (
         "<think>" + "The tests import f3 and f7; both exist. " * 40 + "</think>\n"
-        "<predicted_observation>\n" + "....................  [100%]\n20 passed in 0.41s" * 3
+        "<predicted_observation>\n"
+        + "....................  [100%]\n20 passed in 0.41s" * 3
         + "\n</predicted_observation>"
     )
     dump = traj.model_dump(mode="json")

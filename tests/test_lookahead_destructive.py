@@ -36,7 +36,14 @@ def test_destructive_commands_are_recognised(command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["ls -la", "rm notes.tmp", "rm -f out.log", "git status", "echo rm -rf x", "git push origin main"],
+    [
+        "ls -la",
+        "rm notes.tmp",
+        "rm -f out.log",
+        "git status",
+        "echo rm -rf x",
+        "git push origin main",
+    ],
 )
 def test_ordinary_commands_are_not(command: str) -> None:
     assert destructive_command(command) is None
@@ -59,7 +66,8 @@ async def test_silent_successful_rm_rf_is_vetoed_as_risky(tmp_path: Path) -> Non
     lk = Lookahead(FunctionWorldModel(lambda _t, a: outputs[str(a)]))
     traj = Trajectory(domain="terminal", task="summarise data/a.csv")
     rm_ok, rm_fail, ls = await lk.gate(traj, list(outputs))
-    assert rm_ok.outcome is Outcome.RISKY and not rm_ok.executes
+    assert rm_ok.outcome is Outcome.RISKY
+    assert not rm_ok.executes
     assert any(s.name == "risk.destructive_command" for s in rm_ok.signals)
     assert "recursively" in rm_ok.reason
     assert rm_fail.outcome is Outcome.FAILURE

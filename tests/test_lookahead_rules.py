@@ -204,3 +204,114 @@ async def test_rule_judge_most_severe_wins(tmp_path: Path) -> None:
         TERM, "x", Prediction(action="x", observation=out)
     )
     assert only_shell.outcome is Outcome.FAILURE
+
+
+# ---------------------------------------------------------------------------
+# Plain-text MCP errors: real results of real MCP servers over stdio.
+
+MCP = Trajectory(domain="mcp")
+
+
+async def _mcp_results(
+    command: str, args: list[str], calls: dict[str, tuple[str, dict[str, object]]]
+) -> dict[str, tuple[bool, str]]:
+    """``key -> (is_error, text)`` of each call, made with the MCP client over stdio."""
+    mcp = pytest.importorskip("mcp")
+    params = mcp.StdioServerParameters(command=command, args=args)
+    out: dict[str, tuple[bool, str]] = {}
+    async with mcp.Client(params, mode="legacy") as client:
+        for key, (name, arguments) in calls.items():
+            result = await client.call_tool(name, arguments)
+            text = "\n".join(getattr(c, "text", "") for c in result.content)
+            out[key] = (bool(result.is_error), text)
+    return out
+
+
+async def _judged(observation: str) -> tuple[Outcome, set[str]]:
+    verdict = await RuleJudge().judge(MCP, "x", Prediction(action="x", observation=observation))
+    return verdict.outcome, {s.name for s in verdict.signals}
+
+
+@pytest.mark.integration
+async def test_mcp_text_errors_from_the_filesystem_server(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    from aw_lookahead.mcp._modes import result_text  # how the proxy records a result
+
+    root = tmp_path / "root"
+    root.mkdir()
+    a, log = str(root / "a.txt"), str(root / "app.log")
+    (root / "a.txt").write_text("hello\n")
+    (root / "app.log").write_text("started\nError: disk full\nENOENT: gone\n")
+    calls: dict[str, tuple[str, dict[str, object]]] = {
+        "missing": ("read_text_file", {"path": str(root / "missing.txt")}),
+        "not_dir": ("create_directory", {"path": f"{a}/sub"}),
+        "outside": ("read_text_file", {"path": str(tmp_path / "elsewhere.txt")}),
+        "exists": ("move_file", {"source": a, "destination": a}),
+        "no_match": ("edit_file", {"path": a, "edits": [{"oldText": "zzz", "newText": "y"}]}),
+        "invalid": ("write_file", {"path": a}),
+        "read": ("read_text_file", {"path": a}),
+        "read_log": ("read_text_file", {"path": log}),
+        "list": ("list_directory", {"path": str(root)}),
+        "write": ("write_file", {"path": str(root / "b.txt"), "content": "b"}),
+        "info": ("get_file_info", {"path": a}),
+    }
+    real = await _mcp_results(str(mcp_fs_server), [str(root)], calls)
+    expected_errors = {
+        "missing": "mcp.errno",  # ENOENT: no such file or directory, open '...'
+        "not_dir": "mcp.errno",  # ENOTDIR: not a directory, realpath '...'
+        "outside": "mcp.access_denied",  # Access denied - path outside allowed directories
+        "exists": "mcp.refused",  # Destination already exists: ...
+        "no_match": "mcp.refused",  # Could not find exact match for edit
+        "invalid": "mcp.error_text",  # MCP error -32602: Input validation error: ...
+    }
+    for key, rule in expected_errors.items():
+        is_error, text = real[key]
+        assert is_error, (key, text)
+        assert await _judged(text) == (Outcome.FAILURE, {rule}), (key, text)
+        rendered = result_text(_Result(text))
+        assert rendered.startswith("Error: ")
+        outcome, found = await _judged(rendered)
+        assert outcome is Outcome.FAILURE
+        assert {"mcp.error_text", rule} <= found, (key, rendered)
+    for key in ("read", "read_log", "list", "write", "info"):
+        is_error, text = real[key]
+        assert not is_error, (key, text)
+        assert await _judged(text) == (Outcome.UNKNOWN, set()), (key, text)
+    assert "Error: disk full" in real["read_log"][1]  # not at the start: file content, no error
+
+
+@pytest.mark.integration
+async def test_mcp_text_errors_from_the_git_server(mcp_git_server: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git = "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main"
+    sh(
+        f"{git} init -q repo && cd repo && echo a > a.txt && {git} add a.txt && "
+        f"{git} commit -qm one",
+        tmp_path,
+    )
+    calls: dict[str, tuple[str, dict[str, object]]] = {
+        "bad_ref": ("git_show", {"repo_path": str(repo), "revision": "no-such-ref"}),
+        "outside": ("git_log", {"repo_path": str(tmp_path / "other")}),
+        "status": ("git_status", {"repo_path": str(repo)}),
+        "log": ("git_log", {"repo_path": str(repo)}),
+    }
+    real = await _mcp_results(str(mcp_git_server), ["--repository", str(repo)], calls)
+    for key in ("bad_ref", "outside"):
+        is_error, text = real[key]
+        assert is_error, (key, text)
+        assert text.startswith("Error executing tool git_")
+        assert await _judged(text) == (Outcome.FAILURE, {"mcp.error_text"}), (key, text)
+    for key in ("status", "log"):
+        is_error, text = real[key]
+        assert not is_error, (key, text)
+        assert await _judged(text) == (Outcome.UNKNOWN, set()), (key, text)
+
+
+class _Result:
+    """The two fields of an ``isError`` ``CallToolResult`` that ``result_text`` reads."""
+
+    def __init__(self, text: str) -> None:
+        self.content = [type("Text", (), {"text": text})()]
+        self.structured_content = None
+        self.is_error = True

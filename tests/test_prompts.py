@@ -21,7 +21,10 @@ def _traj(n: int = 2) -> Trajectory:
         task="Tidy the folder",
         initial_state="$ pwd\n/work",
         turns=[
-            Turn(action=[{"keystrokes": f"echo {i}\n", "duration": 0.1}], observation=f"$ echo {i}\n{i}")
+            Turn(
+                action=[{"keystrokes": f"echo {i}\n", "duration": 0.1}],
+                observation=f"$ echo {i}\n{i}",
+            )
             for i in range(n)
         ],
     )
@@ -110,7 +113,12 @@ def test_overrides_from_a_folder(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "reasoning", "obs", "method"),
     [
-        ("<think>hmm</think>\n<predicted_observation>\nA\n</predicted_observation>", None, "A", "tag"),
+        (
+            "<think>hmm</think>\n<predicted_observation>\nA\n</predicted_observation>",
+            None,
+            "A",
+            "tag",
+        ),
         (
             "<predicted_observation>draft</predicted_observation> then "
             "<predicted_observation>final</predicted_observation>",
@@ -119,7 +127,12 @@ def test_overrides_from_a_folder(tmp_path: Path) -> None:
             "tag",
         ),
         ("<think>a <think>b</think> c</think>X", None, "X", "raw"),
-        ("reasoning opened by the template</think>\n**Environment Observation:**\nout", None, "out", "marker"),
+        (
+            "reasoning opened by the template</think>\n**Environment Observation:**\nout",
+            None,
+            "out",
+            "marker",
+        ),
         ("<predicted_observation>\nhalf an answ", None, "half an answ", "tag_unclosed"),
         (
             "<predicted_observation>**Environment Observation:**\nB</predicted_observation>",
@@ -127,7 +140,12 @@ def test_overrides_from_a_folder(tmp_path: Path) -> None:
             "B",
             "tag",
         ),
-        ("<think>never closed <predicted_observation>C</predicted_observation>", None, "C", "tag_in_thinking"),
+        (
+            "<think>never closed <predicted_observation>C</predicted_observation>",
+            None,
+            "C",
+            "tag_in_thinking",
+        ),
         ("<think>only thoughts", None, "", "empty"),
         ("", "server reasoning", "", "empty"),
         (None, None, "", "empty"),
@@ -140,7 +158,9 @@ def test_parser_cases(content: str | None, reasoning: str | None, obs: str, meth
 
 
 def test_parser_keeps_reasoning_from_field_and_think_blocks() -> None:
-    parsed = parse_reply("<think>inner</think><predicted_observation>o</predicted_observation>", "field")
+    parsed = parse_reply(
+        "<think>inner</think><predicted_observation>o</predicted_observation>", "field"
+    )
     assert parsed.reasoning == "field\n\ninner"
     assert parsed.observation == "o"
 
@@ -148,10 +168,12 @@ def test_parser_keeps_reasoning_from_field_and_think_blocks() -> None:
 _TAGS = ["<think>", "</think>", "<predicted_observation>", "</predicted_observation>"]
 _noise = st.text(max_size=200).filter(lambda s: not any(t in s.lower() for t in _TAGS))
 _obs = st.text(min_size=1, max_size=200).filter(
-    lambda s: s.strip() != ""
-    and "<" not in s
-    and "**Environment Observation:**" not in s
-    and s == s.strip()
+    lambda s: (
+        s.strip() != ""
+        and "<" not in s
+        and "**Environment Observation:**" not in s
+        and s == s.strip()
+    )
 )
 _wild = st.lists(st.one_of(st.text(max_size=40), st.sampled_from(_TAGS)), max_size=30).map("".join)
 
@@ -168,11 +190,17 @@ def test_parser_recovers_the_observation_from_thinking_noise(
 ) -> None:
     # Thinking may nest and may hold draft answers in tags; the answer comes after it.
     inner = f"<think>{thought}</think>" if nested else thought
-    thinking = f"<think>{thought}{inner}<predicted_observation>{draft}</predicted_observation></think>"
-    content = f"{before}{thinking}{before}<predicted_observation>\n{obs}\n</predicted_observation>{after}"
+    thinking = (
+        f"<think>{thought}{inner}<predicted_observation>{draft}</predicted_observation></think>"
+    )
+    content = (
+        f"{before}{thinking}{before}<predicted_observation>\n{obs}\n</predicted_observation>{after}"
+    )
     assert parse_reply(content).observation == obs
 
 
 @given(_noise, _obs)
 def test_parser_recovers_after_a_template_opened_think(thought: str, obs: str) -> None:
-    assert parse_reply(f"{thought}</think>\n\n**Environment Observation:**\n{obs}").observation == obs
+    assert (
+        parse_reply(f"{thought}</think>\n\n**Environment Observation:**\n{obs}").observation == obs
+    )

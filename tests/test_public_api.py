@@ -12,6 +12,7 @@ def test_all_is_sorted_and_resolves() -> None:
     names = list(aw_lookahead.__all__)
     assert names == sorted(names)
     assert len(names) == len(set(names))
+    assert set(names) == {*aw_lookahead._EXPORTS, "__version__"}
     for name in names:
         assert getattr(aw_lookahead, name) is not None, name
 
@@ -19,7 +20,8 @@ def test_all_is_sorted_and_resolves() -> None:
 def test_import_stays_light() -> None:
     code = (
         "import sys, aw_lookahead\n"
-        "heavy = {'torch', 'transformers', 'vllm', 'langgraph', 'langchain_core', 'mcp', 'openai'}\n"
+        "heavy = {'torch', 'transformers', 'vllm', 'langgraph', 'langchain_core', 'mcp',"
+        " 'openai'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -29,14 +29,16 @@ from aw_lookahead.trajectory import (
 
 SYSTEM = "# Role\n\nYou simulate tools."
 
+_ACT = "### Turn 1\n**Action:**\n```json\n"
+
 # Shaped like published AgentWorldBench records: rendered turns, per-sample system prompt.
 MCP_RECORD: dict[str, Any] = {
     "task": "mcp",
     "id": 145256090131919,
     "prompt": [
-        '### Turn 1\n**Action:**\n```json\n{"name": "list_dir", "arguments": {"path": "/srv"}}\n```',
-        '### Turn 2\n**Action:**\n```json\n{"name": "read_file", "arguments": {"path": "/srv/a"}}\n```',
-        '### Turn 3\n**Action:**\n```json\n{"name": "delete", "arguments": {"path": "/srv/a"}}\n```',
+        _ACT + '{"name": "list_dir", "arguments": {"path": "/srv"}}\n```',
+        _ACT.replace("1", "2") + '{"name": "read_file", "arguments": {"path": "/srv/a"}}\n```',
+        _ACT.replace("1", "3") + '{"name": "delete", "arguments": {"path": "/srv/a"}}\n```',
     ],
     "response": [
         '**Environment Observation:**\n{"entries": ["a", "b"]}',
@@ -44,7 +46,7 @@ MCP_RECORD: dict[str, Any] = {
         '**Environment Observation:**\n{"isError": true, "content": "permission denied"}',
     ],
     "current_prompt": (
-        '### Turn 2\n**Action:**\n```json\n{"name": "read_file", "arguments": {"path": "/srv/a"}}\n```'
+        _ACT.replace("1", "2") + '{"name": "read_file", "arguments": {"path": "/srv/a"}}\n```'
     ),
     "system_str": SYSTEM,
     "turn_idx": 2,
@@ -72,7 +74,7 @@ def _write_lines(path: Path, records: list[Any]) -> None:
 
 def test_domain_parse_accepts_prefixes_and_case() -> None:
     assert Domain.parse("lwm/Terminal") is Domain.TERMINAL
-    with pytest.raises(TrajectoryError, match="unknown domain 'shell'.*terminal"):
+    with pytest.raises(TrajectoryError, match=r"unknown domain 'shell'.*terminal"):
         Domain.parse("shell")
 
 
@@ -143,7 +145,7 @@ def test_bad_field_names_file_line_and_field(tmp_path: Path) -> None:
 def test_unknown_domain_in_file_is_reported_with_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     _write_lines(path, [{"domain": "shell", "turns": []}])
-    with pytest.raises(TrajectoryError, match=r"bad.jsonl:1.*domain.*unknown domain 'shell'"):
+    with pytest.raises(TrajectoryError, match=r"bad\.jsonl:1.*domain.*unknown domain 'shell'"):
         list(read_trajectories(path))
 
 
@@ -220,7 +222,7 @@ def test_load_turn_samples_detects_both_formats(tmp_path: Path) -> None:
     samples = list(load_turn_samples(tmp_path))
     assert [s.trajectory.domain for s in samples] == [Domain.WEB, Domain.WEB, Domain.MCP]
     (tmp_path / "b.jsonl").write_text('{"foo": 1}\n')
-    with pytest.raises(TrajectoryError, match=r"b.jsonl:1: neither a trajectory"):
+    with pytest.raises(TrajectoryError, match=r"b\.jsonl:1: neither a trajectory"):
         list(load_turn_samples(tmp_path))
 
 

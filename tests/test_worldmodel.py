@@ -162,7 +162,9 @@ async def test_refused_connection_fails_fast_with_the_url() -> None:
     url = f"http://127.0.0.1:{_dead_port()}/v1"
     wm = OpenAIWorldModel("m", base_url=url, timeout=5)
     started = time.perf_counter()
-    with pytest.raises(ServerUnreachableError, match=r"no world-model server answers at .*serve --local"):
+    with pytest.raises(
+        ServerUnreachableError, match=r"no world-model server answers at .*serve --local"
+    ):
         await wm.predict(_long_history(0, 0), "ls")
     assert time.perf_counter() - started < 5
 

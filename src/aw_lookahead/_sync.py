@@ -16,20 +16,20 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _lock = threading.Lock()
-_loop: asyncio.AbstractEventLoop | None = None
+_state: dict[str, asyncio.AbstractEventLoop] = {}
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
-    global _loop
     with _lock:
-        if _loop is None or _loop.is_closed():
+        loop = _state.get("loop")
+        if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
             thread = threading.Thread(
                 target=loop.run_forever, name="aw-lookahead-sync", daemon=True
             )
             thread.start()
-            _loop = loop
-        return _loop
+            _state["loop"] = loop
+        return loop
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

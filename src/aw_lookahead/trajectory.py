@@ -380,4 +380,3 @@ def write_agentworldbench(
         for s in samples:
             w.write(s.to_agentworldbench())
         return w.count
-

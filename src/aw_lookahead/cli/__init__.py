@@ -12,8 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
-from ..errors import AwLookaheadError, UsageError
+from aw_lookahead import __version__
+from aw_lookahead.errors import AwLookaheadError, UsageError
 
 VERB_MODULES: tuple[str, ...] = (
     "simulate",

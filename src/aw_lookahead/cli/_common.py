@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from ..worldmodel.openai_api import (
+from aw_lookahead.worldmodel.openai_api import (
     DEFAULT_BASE_URL,
     ENV_API_KEY,
     ENV_BASE_URL,

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import sys
 from typing import Any
 
-from ..errors import UsageError
-from ..prompts import PromptSet
-from ..trajectory import Action, Domain, Trajectory, Turn, read_trajectories
+from aw_lookahead.errors import UsageError
+from aw_lookahead.prompts import PromptSet
+from aw_lookahead.trajectory import Action, Domain, Trajectory, Turn, read_trajectories
+
 from ._common import add_server_options, print_json, world_model_from_args
 
 
@@ -33,9 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--trajectory", help="JSONL file of trajectories (our schema)")
     p.add_argument("--index", type=int, default=0, help="which trajectory of the file (0-based)")
-    p.add_argument(
-        "--turns", type=int, default=None, help="use only the first N turns as history"
-    )
+    p.add_argument("--turns", type=int, default=None, help="use only the first N turns as history")
     p.add_argument("--history", help="inline JSON list of {action, observation} turns")
     p.add_argument("--task", help="the task instruction (first turn)")
     p.add_argument("--prompts", help="folder with system prompt overrides (<domain>.md)")
@@ -72,11 +72,10 @@ def _history(args: argparse.Namespace) -> Trajectory:
     if args.trajectory and args.history:
         raise UsageError("give either --trajectory or --history, not both")
     if args.trajectory:
-        for i, traj in enumerate(read_trajectories(args.trajectory)):
-            if i == args.index:
-                break
-        else:
+        found = next(itertools.islice(read_trajectories(args.trajectory), args.index, None), None)
+        if found is None:
             raise UsageError(f"{args.trajectory} has no trajectory at --index {args.index}")
+        traj = found
     else:
         turns: list[Turn] = []
         if args.history:

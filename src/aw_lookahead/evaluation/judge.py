@@ -14,7 +14,6 @@ Scores go to the published 0-100 scale as ``(mean - 1) / 4 * 100``.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Literal
 
 import httpx
@@ -24,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from aw_lookahead.errors import ConfigError, JudgeError
 from aw_lookahead.trajectory import TurnSample, action_text
+from aw_lookahead.worldmodel.provider import OpenAIProvider
 
 from ._rubric import RUBRIC_SYSTEM, render_judge_user
 from .rules import RuleResult
@@ -133,12 +133,15 @@ class LLMJudge:
             raise ConfigError(f"constraint must be 'regex' or 'json_schema', got {constraint!r}")
         self.constraint = constraint
         self.model = model
-        self.base_url = (base_url or os.environ.get("AW_LOOKAHEAD_JUDGE_BASE_URL") or "").rstrip(
-            "/"
-        ) or "http://127.0.0.1:8000/v1"
-        key = api_key or os.environ.get("AW_LOOKAHEAD_JUDGE_API_KEY") or "EMPTY"
-        self._client = client or AsyncOpenAI(base_url=self.base_url, api_key=key, max_retries=2)
-        self._owns = client is None
+        self.provider = OpenAIProvider.resolve(
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            env_prefix="AW_LOOKAHEAD_JUDGE",
+            max_retries=2,
+        )
+        self.base_url = self.provider.base_url
+        self._client = self.provider.client
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.retry_temperature = retry_temperature
@@ -147,8 +150,7 @@ class LLMJudge:
         self.max_context_chars = max_context_chars
 
     async def aclose(self) -> None:
-        if self._owns:
-            await self._client.close()
+        await self.provider.aclose()
 
     def messages(
         self, sample: TurnSample, prediction: str, rule: RuleResult | None

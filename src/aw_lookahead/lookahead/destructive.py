@@ -37,7 +37,8 @@ def _git(args: list[str]) -> str | None:
     sub = next((a for a in args if not a.startswith("-")), "")
     rest = args[args.index(sub) + 1 :] if sub in args else []
     if sub == "push" and any(
-        a in ("-f", "--force", "--mirror", "--delete", "-d") or a.startswith("--force")
+        a in ("-f", "--force", "--mirror", "--delete", "-d")
+        or a.startswith("--force")
         or (a.startswith("+") and len(a) > 1)
         for a in rest
     ):

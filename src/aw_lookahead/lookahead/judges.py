@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from aw_lookahead.errors import JudgeError
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction
+from aw_lookahead.worldmodel.provider import OpenAIProvider
 
 from .types import SEVERITY, Outcome, Signal, Verdict
 
@@ -124,9 +125,9 @@ class LLMJudge:
         extra_body: dict[str, Any] | None = None,
         structured: bool = True,
     ) -> None:
-        self.base_url = (
-            base_url or os.environ.get("AW_LOOKAHEAD_BASE_URL") or "http://127.0.0.1:8000/v1"
-        ).rstrip("/")
+        self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
+        self.base_url = self.provider.base_url
+        self._client = self.provider.client
         self.model = model or os.environ.get("AW_LOOKAHEAD_MODEL") or ""
         if not self.model:
             from aw_lookahead.errors import ConfigError
@@ -135,9 +136,6 @@ class LLMJudge:
                 "LLMJudge needs a model name: pass model=... or set "
                 "AW_LOOKAHEAD_MODEL (or use LLMJudge.from_world_model(wm))"
             )
-        key = api_key or os.environ.get("AW_LOOKAHEAD_API_KEY") or "EMPTY"
-        self._client = client or AsyncOpenAI(base_url=self.base_url, api_key=key, max_retries=0)
-        self._owns_client = client is None
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.timeout = timeout
@@ -148,8 +146,7 @@ class LLMJudge:
 
     async def aclose(self) -> None:
         """Close the HTTP client this judge made (an injected client is left open)."""
-        if self._owns_client:
-            await self._client.close()
+        await self.provider.aclose()
 
     async def __aenter__(self) -> LLMJudge:
         return self

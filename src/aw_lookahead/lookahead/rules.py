@@ -14,8 +14,10 @@ shell      command not found, missing file, permission  terminal, swe, os
            denied, non-zero exit, tracebacks, syntax
            errors, git ``fatal:``
 swe        pytest / unittest failures, patch rejects   swe, terminal
-mcp        ``isError``, JSON-RPC error objects, HTTP    mcp (and any JSON reply)
-           4xx/5xx status or body
+mcp        ``isError``, JSON-RPC error objects, HTTP    mcp, search, web
+           4xx/5xx status or body; plain-text tool
+           errors (``ENOENT: ...``, ``Error executing
+           tool ...``, ``Access denied ...``)
 search     no results                                  search
 gui        element not found; tree unchanged (no-op)   android, web, os
 risk       deleted / overwritten data, killed          all
@@ -35,6 +37,7 @@ from aw_lookahead.worldmodel.base import Prediction
 
 from ._json_signals import json_payload as _json_payload
 from ._json_signals import json_signals as _json_signals
+from ._mcp_text import MCP_TEXT_RULES
 from .destructive import destructive_command
 from .routing import terminal_command_text
 from .types import SEVERITY, Outcome, Signal, Verdict
@@ -136,11 +139,12 @@ _MCP = (
     _r(
         "http.error_status",
         F,
-        rf"\b[45]\d\d {_HTTP_REASONS}\b|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
+        rf"\b[45]\d\d (?:{_HTTP_REASONS})\b|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
         r"|\bstatus(?:[ _]?code)?\"?[:= ]+[45]\d\d\b",
         "an HTTP error status",
         _I,
     ),
+    *(_r(name, F, pattern, detail, _I) for name, pattern, detail in MCP_TEXT_RULES),
 )
 _SEARCH = (
     _r(
@@ -344,9 +348,7 @@ class RuleJudge:
         if (
             self.destructive_actions
             and trajectory.domain in _SHELL_DOMAINS
-            and not any(
-                s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals
-            )
+            and not any(s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals)
         ):
             why = destructive_command(action)
             if why is not None:

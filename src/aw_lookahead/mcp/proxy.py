@@ -40,7 +40,6 @@ from aw_lookahead.worldmodel.base import WorldModel
 
 from ._modes import ModeHandlers, result_text
 from .downstream import Downstream
-from .judge import MCPTextJudge
 from .perturb import Perturbation
 
 __all__ = ["CONFIRM_ARG", "LookaheadProxy", "ProxyConfig", "ProxyMode", "SessionState"]
@@ -115,7 +114,7 @@ class LookaheadProxy:
         self.engine = Lookahead(
             world_model,
             simulate=policy,
-            judges=[RuleJudge(), MCPTextJudge()],
+            judges=[RuleJudge()],
             on_error=self.config.on_error,
             deadline_s=self.config.deadline_s,
         )

@@ -31,7 +31,6 @@ from ._models import (
     build_trajectory,
     decision_view,
 )
-from .judge import MCPTextJudge
 
 __all__ = ["build_server"]
 
@@ -92,7 +91,7 @@ def build_server(
     simulator = Lookahead(
         world_model,
         simulate="always",
-        judges=[RuleJudge(), MCPTextJudge()],
+        judges=[RuleJudge()],
         **engine_kwargs,
     )
     annotations = ToolAnnotations(

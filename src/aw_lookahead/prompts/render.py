@@ -9,9 +9,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .._contract import render_observation, render_user_turn
-from ..errors import ConfigError
-from ..trajectory import Action, Domain, Trajectory
+from aw_lookahead._contract import render_observation, render_user_turn
+from aw_lookahead.errors import ConfigError
+from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 Message = dict[str, str]
 
@@ -109,8 +109,8 @@ def history_messages(
                 task=trajectory.task if first else None,
                 state=trajectory.initial_state if first else None,
             )
-        assistant = turn.response if turn.response is not None else render_observation(
-            turn.observation
+        assistant = (
+            turn.response if turn.response is not None else render_observation(turn.observation)
         )
         messages.append({"role": "user", "content": user})
         messages.append({"role": "assistant", "content": assistant})

@@ -9,9 +9,9 @@ from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import WorldModelError
-from ..prompts.parse import ParseMethod
-from ..trajectory import Action, Trajectory
+from aw_lookahead.errors import WorldModelError
+from aw_lookahead.prompts.parse import ParseMethod
+from aw_lookahead.trajectory import Action, Trajectory
 
 __all__ = ["BaseWorldModel", "Prediction", "Usage", "WorldModel"]
 

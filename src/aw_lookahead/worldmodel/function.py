@@ -10,7 +10,8 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 
-from ..trajectory import Action, Trajectory
+from aw_lookahead.trajectory import Action, Trajectory
+
 from .base import BaseWorldModel, Prediction
 
 PredictFn = Callable[[Trajectory, Action], str | Awaitable[str]]

@@ -36,9 +36,10 @@ from typing import Any
 
 from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError, ContextTooLongError, ReplyParseError, WorldModelError
-from aw_lookahead.prompts import PromptSet, parse_reply, render_messages
+from aw_lookahead.prompts import PromptSet, render_messages
 from aw_lookahead.trajectory import Action, Trajectory
 
+from ._reply import checked_reply
 from .base import BaseWorldModel, Prediction, Usage
 
 __all__ = ["VLLMOfflineWorldModel"]
@@ -161,15 +162,7 @@ class VLLMOfflineWorldModel(BaseWorldModel):
             raise ReplyParseError("the engine returned no completion", raw="")
         completion = output.outputs[0]
         content = completion.text or ""
-        parsed = parse_reply(content, None)
-        if parsed.method == "empty":
-            raise ReplyParseError("the reply holds no observation (empty after thinking)", content)
-        if self.strict and parsed.method == "raw":
-            raise ReplyParseError(
-                "the reply has no <predicted_observation> block and no "
-                "'**Environment Observation:**' marker (strict mode)",
-                content,
-            )
+        parsed = checked_reply(content, None, strict=self.strict)
         usage = Usage(
             prompt_tokens=len(output.prompt_token_ids or []),
             completion_tokens=len(completion.token_ids or []),

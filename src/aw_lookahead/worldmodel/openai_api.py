@@ -35,7 +35,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from ..errors import (
+from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
     ModelNotServedError,
@@ -45,13 +45,15 @@ from ..errors import (
     WorldModelError,
     WorldModelTimeoutError,
 )
-from ..prompts import PromptSet, parse_reply, render_messages
-from ..trajectory import Action, Trajectory, action_text
+from aw_lookahead.prompts import PromptSet, render_messages
+from aw_lookahead.trajectory import Action, Trajectory, action_text
+
+from ._reply import checked_reply
 from .base import BaseWorldModel, Prediction, Usage
+from .provider import DEFAULT_BASE_URL, OpenAIProvider
 
 __all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 ENV_BASE_URL = "AW_LOOKAHEAD_BASE_URL"
 ENV_MODEL = "AW_LOOKAHEAD_MODEL"
 ENV_API_KEY = "AW_LOOKAHEAD_API_KEY"
@@ -128,14 +130,10 @@ class OpenAIWorldModel(BaseWorldModel):
             raise ConfigError(f"max_concurrency must be >= 1, got {max_concurrency}")
         if timeout <= 0:
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
-        self.base_url = (
-            base_url or (str(client.base_url) if client else None) or os.environ.get(ENV_BASE_URL)
-            or DEFAULT_BASE_URL
-        ).rstrip("/")
+        self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
+        self.base_url = self.provider.base_url
+        self._client = self.provider.client
         self._model = model or os.environ.get(ENV_MODEL) or None
-        key = api_key or os.environ.get(ENV_API_KEY) or "EMPTY"
-        self._client = client or AsyncOpenAI(base_url=self.base_url, api_key=key, max_retries=0)
-        self._owns_client = client is None
         self.temperature = temperature
         self.top_p = top_p
         self.top_k = top_k
@@ -172,8 +170,7 @@ class OpenAIWorldModel(BaseWorldModel):
         )
 
     async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.close()
+        await self.provider.aclose()
 
     async def __aenter__(self) -> OpenAIWorldModel:
         return self
@@ -190,7 +187,9 @@ class OpenAIWorldModel(BaseWorldModel):
         except openai.APITimeoutError as exc:
             raise WorldModelTimeoutError(self.base_url, min(self.timeout, 10.0)) from exc
         except openai.APIConnectionError as exc:
-            raise ServerUnreachableError(self.base_url, type(exc.__cause__ or exc).__name__) from exc
+            raise ServerUnreachableError(
+                self.base_url, type(exc.__cause__ or exc).__name__
+            ) from exc
         except openai.APIStatusError as exc:
             raise ServerError(self.base_url, exc.status_code, exc.message) from exc
         except ValueError as exc:
@@ -320,9 +319,7 @@ class OpenAIWorldModel(BaseWorldModel):
             return ServerError(self.base_url, exc.status_code, exc.message)
         return ServerError(self.base_url, None, str(exc))
 
-    async def _predict_one(
-        self, trajectory: Trajectory, action: Action, skip: int
-    ) -> Prediction:
+    async def _predict_one(self, trajectory: Trajectory, action: Action, skip: int) -> Prediction:
         for _ in range(len(trajectory.turns) + 1):
             messages = render_messages(trajectory, action, prompts=self.prompts, skip_turns=skip)
             started = time.perf_counter()
@@ -349,7 +346,9 @@ class OpenAIWorldModel(BaseWorldModel):
             return self._to_prediction(completion, action, latency, skip)
         raise ContextTooLongError(None, self._max_model_len)  # pragma: no cover
 
-    def _to_prediction(self, completion: Any, action: Action, latency: float, skip: int) -> Prediction:
+    def _to_prediction(
+        self, completion: Any, action: Action, latency: float, skip: int
+    ) -> Prediction:
         if not completion.choices:
             raise ReplyParseError("the server returned no choices", raw="")
         choice = completion.choices[0]
@@ -357,15 +356,9 @@ class OpenAIWorldModel(BaseWorldModel):
         extra = msg.model_extra or {}
         reasoning = extra.get("reasoning") or extra.get("reasoning_content")
         content = msg.content or ""
-        parsed = parse_reply(content, reasoning if isinstance(reasoning, str) else None)
-        if parsed.method == "empty":
-            raise ReplyParseError("the reply holds no observation (empty after thinking)", content)
-        if self.strict and parsed.method == "raw":
-            raise ReplyParseError(
-                "the reply has no <predicted_observation> block and no "
-                "'**Environment Observation:**' marker (strict mode)",
-                content,
-            )
+        parsed = checked_reply(
+            content, reasoning if isinstance(reasoning, str) else None, strict=self.strict
+        )
         usage = Usage()
         if completion.usage is not None:
             details = completion.usage.prompt_tokens_details

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._sync import run_sync
-from ..trajectory import Action, Trajectory
+from aw_lookahead._sync import run_sync
+from aw_lookahead.trajectory import Action, Trajectory
+
 from .base import Prediction, WorldModel
 
 __all__ = ["SyncWorldModel"]
