@@ -1,0 +1,166 @@
+"""``aw-lookahead train``: warm-up fine-tuning of a world model on trajectories.
+
+Runs in one process, or under ``accelerate launch`` for several GPUs (FSDP or
+DeepSpeed through the accelerate config; see ``integrations/accelerate/``).
+``--report-only`` prints the data report (turn classes, kept tokens) without
+loading the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from aw_lookahead.training.classify import ClassifyConfig, TurnClass
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "train",
+        help="fine-tune a world model (LoRA or full) on trajectories",
+        description="Warm-up fine-tuning: trajectories -> turn-level samples rendered with the "
+        "inference message contract -> LoRA or full fine-tuning. Multi-GPU: "
+        "accelerate launch --config_file integrations/accelerate/fsdp.yaml "
+        "-m aw_lookahead.cli train ...",
+    )
+    p.add_argument("--model", required=True, type=Path, help="Hugging Face model folder")
+    p.add_argument(
+        "--data",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="JSONL files or folders: trajectories (our schema, recorder/shadow output) or "
+        "AgentWorldBench records",
+    )
+    p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument("--method", choices=("lora", "full"), default="lora")
+    p.add_argument(
+        "--targets",
+        choices=("each", "all", "one"),
+        default="each",
+        help="each: one sequence per kept turn; all: one sequence per trajectory with every "
+        "kept turn a target (SFT); one: one kept turn per trajectory (RL-style pools)",
+    )
+    p.add_argument("--max-len", type=int, default=2048, help="tokens per sequence")
+    p.add_argument("--epochs", type=float, default=1.0)
+    p.add_argument(
+        "--max-steps", type=int, default=None, help="optimizer steps (wins over --epochs)"
+    )
+    p.add_argument(
+        "--stop-after",
+        type=int,
+        default=None,
+        help="stop this invocation after N steps with a checkpoint; continue with --resume",
+    )
+    p.add_argument(
+        "--batch-size", type=int, default=1, help="sequences per process per micro-batch"
+    )
+    p.add_argument("--grad-accum", type=int, default=1)
+    p.add_argument("--lr", type=float, default=2e-4)
+    p.add_argument("--warmup-steps", type=int, default=0)
+    p.add_argument("--scheduler", choices=("linear", "cosine", "constant"), default="linear")
+    p.add_argument("--weight-decay", type=float, default=0.0)
+    p.add_argument("--lora-r", type=int, default=16)
+    p.add_argument("--lora-alpha", type=int, default=32)
+    p.add_argument("--lora-dropout", type=float, default=0.0)
+    p.add_argument(
+        "--precision",
+        choices=("auto", "bf16", "fp32"),
+        default="auto",
+        help="auto: bf16 on a GPU that supports it, else fp32",
+    )
+    p.add_argument("--no-gradient-checkpointing", action="store_true")
+    p.add_argument("--save-every", type=int, default=50, help="checkpoint every N steps")
+    p.add_argument("--keep-checkpoints", type=int, default=2)
+    p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="CLASS=RATIO",
+        help="keep ratio of a turn class (" + ", ".join(c.value for c in TurnClass) + "); "
+        "repeatable, e.g. --keep echo=0.2",
+    )
+    p.add_argument("--keep-retries", action="store_true", help="do not skip exact retries")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--report-only",
+        action="store_true",
+        help="print the data report and exit (loads only the tokenizer)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    classify = ClassifyConfig.parse_ratios(
+        args.keep, skip_retries=not args.keep_retries, seed=args.seed
+    )
+    if args.report_only:
+        return _report_only(args, classify)
+    from aw_lookahead.training import TrainConfig, train
+
+    cfg = TrainConfig(
+        model=args.model,
+        data=args.data,
+        out=args.out,
+        method=args.method,
+        targets=args.targets,
+        max_len=args.max_len,
+        epochs=args.epochs,
+        max_steps=args.max_steps,
+        stop_after=args.stop_after,
+        batch_size=args.batch_size,
+        grad_accum=args.grad_accum,
+        lr=args.lr,
+        warmup_steps=args.warmup_steps,
+        scheduler=args.scheduler,
+        weight_decay=args.weight_decay,
+        lora_r=args.lora_r,
+        lora_alpha=args.lora_alpha,
+        lora_dropout=args.lora_dropout,
+        precision=args.precision,
+        gradient_checkpointing=not args.no_gradient_checkpointing,
+        save_every=args.save_every,
+        keep_checkpoints=args.keep_checkpoints,
+        resume=args.resume,
+        seed=args.seed,
+        classify=classify,
+        progress=not args.no_progress,
+    )
+    result = train(cfg)
+    print(result.report.summary())
+    first = result.losses[0][1] if result.losses else float("nan")
+    last = result.losses[-1][1] if result.losses else float("nan")
+    print(
+        f"step {result.step}/{result.total_steps}, loss {first:.4f} -> {last:.4f}, "
+        f"{result.tokens_per_s:.1f} tokens/s, loss curve {cfg.out / 'loss.png'}"
+    )
+    if result.output_dir is not None:
+        print(f"saved {result.output_dir}")
+        if cfg.method == "lora":
+            print(
+                f"serve it: vllm serve {cfg.model} --enable-lora --max-lora-rank "
+                f"{max(16, cfg.lora_r)} --lora-modules my-adapter={result.output_dir}"
+            )
+    else:
+        print(f"stopped at step {result.step}; continue with --resume")
+    return 0
+
+
+def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
+    from aw_lookahead._extras import require
+    from aw_lookahead.training import prepare_dataset
+
+    transformers = require("train", "transformers")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
+    _, report = prepare_dataset(
+        args.data, tokenizer, max_len=args.max_len, targets=args.targets, config=classify
+    )
+    print(report.summary())
+    json.dump(report.as_dict(), sys.stdout, indent=2)
+    print()
+    return 0

@@ -1,0 +1,66 @@
+"""Warm-up fine-tuning of a world model on trajectories (the ``[train]`` extra).
+
+Pipeline: :func:`read_training_records` -> :func:`build_samples` (turn
+classes, keep ratios, retries, target modes) -> :func:`encode_sample` (chat
+template, labels ``-100`` except the target answers) -> :func:`train` (LoRA or
+full fine-tuning with accelerate). Importing this package does not import
+torch; :func:`train` does, and a missing extra raises an ImportError with the
+``pip install 'aw-lookahead[train]'`` line.
+"""
+
+from __future__ import annotations
+
+from .classify import (
+    DEFAULT_KEEP_RATIOS,
+    GUI_DOMAINS,
+    ClassifyConfig,
+    TurnClass,
+    TurnDecision,
+    TurnStats,
+    classify_trajectory,
+    classify_turn,
+    retry_turns,
+    turn_stats,
+)
+from .config import DEFAULT_LORA_TARGETS, TrainConfig
+from .data import (
+    IGNORE_INDEX,
+    ChatSample,
+    DataReport,
+    EncodedSample,
+    build_samples,
+    encode_sample,
+    label_spans,
+    prepare_dataset,
+    read_training_records,
+    target_answer,
+)
+from .trainer import TrainResult, batch_order, train
+
+__all__ = [
+    "DEFAULT_KEEP_RATIOS",
+    "DEFAULT_LORA_TARGETS",
+    "GUI_DOMAINS",
+    "IGNORE_INDEX",
+    "ChatSample",
+    "ClassifyConfig",
+    "DataReport",
+    "EncodedSample",
+    "TrainConfig",
+    "TrainResult",
+    "TurnClass",
+    "TurnDecision",
+    "TurnStats",
+    "batch_order",
+    "build_samples",
+    "classify_trajectory",
+    "classify_turn",
+    "encode_sample",
+    "label_spans",
+    "prepare_dataset",
+    "read_training_records",
+    "retry_turns",
+    "target_answer",
+    "train",
+    "turn_stats",
+]

@@ -1,0 +1,81 @@
+"""Checkpoint folders, the trainer state file and the loss-curve plot.
+
+Layout under ``<out>``::
+
+    checkpoints/step-N/     accelerate state (trainable weights, optimizer, scheduler, RNG)
+                            + trainer_state.json (step, loss history, tokens)
+    metrics.jsonl           one line per optimizer step
+    loss.png                the loss curve
+    data_report.json        class counts and token counts of the data
+    adapter/ or model/      the result (PEFT adapter, or the full model + tokenizer)
+    train_result.json       summary of the run and the serving line
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from aw_lookahead._extras import require
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "trainer_state.json"
+_STEP_DIR = re.compile(r"^step-(\d+)$")
+
+
+def checkpoint_dirs(out: Path) -> list[tuple[int, Path]]:
+    """Complete checkpoints (those with a state file), oldest first."""
+    root = out / CHECKPOINTS
+    if not root.is_dir():
+        return []
+    found = []
+    for child in root.iterdir():
+        m = _STEP_DIR.match(child.name)
+        if m and (child / STATE_FILE).is_file():
+            found.append((int(m.group(1)), child))
+    return sorted(found)
+
+
+def latest_checkpoint(out: Path) -> tuple[int, Path] | None:
+    dirs = checkpoint_dirs(out)
+    return dirs[-1] if dirs else None
+
+
+def write_state(folder: Path, state: dict[str, Any]) -> None:
+    """Write the state file last, atomically: its presence marks the checkpoint complete."""
+    tmp = folder / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    tmp.replace(folder / STATE_FILE)
+
+
+def read_state(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+    return data
+
+
+def prune_checkpoints(out: Path, keep: int) -> None:
+    """Delete all but the ``keep`` newest complete checkpoints."""
+    dirs = checkpoint_dirs(out)
+    for _, folder in dirs[: max(0, len(dirs) - keep)]:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def plot_losses(losses: list[tuple[int, float]], path: Path) -> None:
+    """Save the training-loss curve as a PNG (headless backend)."""
+    matplotlib = require("train", "matplotlib")
+    matplotlib.use("Agg", force=True)
+    plt = require("train", "matplotlib.pyplot")
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    if losses:
+        steps, values = zip(*losses, strict=True)
+        ax.plot(steps, values, marker="." if len(losses) < 60 else None, linewidth=1)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("training loss (labelled tokens)")
+    ax.set_title("aw-lookahead warm-up fine-tuning")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,106 @@
+"""The options of a warm-up fine-tuning run, validated up front."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from aw_lookahead.errors import ConfigError
+
+from .classify import ClassifyConfig
+from .data import TargetMode
+
+__all__ = ["DEFAULT_LORA_TARGETS", "Method", "Precision", "TrainConfig"]
+
+Method = Literal["lora", "full"]
+Precision = Literal["auto", "bf16", "fp32"]
+
+DEFAULT_LORA_TARGETS: tuple[str, ...] = (
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "o_proj",
+    "gate_proj",
+    "up_proj",
+    "down_proj",
+)
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run needs; :func:`~aw_lookahead.training.train` takes one.
+
+    Steps are optimizer steps (``batch_size * grad_accum * processes``
+    sequences each). ``max_steps`` wins over ``epochs``. ``stop_after`` ends
+    this invocation after that many steps with a checkpoint (a time-sliced or
+    preemptible job continues later with ``resume=True``); the learning-rate
+    schedule still spans the whole run. ``precision="auto"`` uses bf16 on a GPU
+    that supports it, fp32 elsewhere.
+    """
+
+    model: Path
+    data: list[Path]
+    out: Path
+    method: Method = "lora"
+    targets: TargetMode = "each"
+    max_len: int = 2048
+    epochs: float = 1.0
+    max_steps: int | None = None
+    stop_after: int | None = None
+    batch_size: int = 1
+    grad_accum: int = 1
+    lr: float = 2e-4
+    warmup_steps: int = 0
+    scheduler: Literal["linear", "cosine", "constant"] = "linear"
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.0
+    lora_targets: tuple[str, ...] = DEFAULT_LORA_TARGETS
+    precision: Precision = "auto"
+    gradient_checkpointing: bool = True
+    save_every: int = 50
+    keep_checkpoints: int = 2
+    resume: bool = False
+    seed: int = 0
+    classify: ClassifyConfig = field(default_factory=ClassifyConfig)
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        self.model = Path(self.model)
+        self.out = Path(self.out)
+        self.data = [Path(p) for p in self.data]
+        if not self.data:
+            raise ConfigError("no training data given; pass one or more --data JSONL files")
+        for p in self.data:
+            if not p.exists():
+                raise ConfigError(f"training data {p} does not exist")
+        if not (self.model / "config.json").is_file():
+            raise ConfigError(
+                f"{self.model} is not a Hugging Face model folder (no config.json); pass the "
+                "folder of a model saved with save_pretrained"
+            )
+        if self.method not in ("lora", "full"):
+            raise ConfigError(f"method must be 'lora' or 'full', got {self.method!r}")
+        if self.precision not in ("auto", "bf16", "fp32"):
+            raise ConfigError(f"precision must be auto, bf16 or fp32, got {self.precision!r}")
+        positive = {
+            "batch_size": self.batch_size,
+            "grad_accum": self.grad_accum,
+            "save_every": self.save_every,
+            "keep_checkpoints": self.keep_checkpoints,
+            "lora_r": self.lora_r,
+        }
+        for name, value in positive.items():
+            if value < 1:
+                raise ConfigError(f"{name} must be >= 1, got {value}")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ConfigError(f"max_steps must be >= 1, got {self.max_steps}")
+        if self.stop_after is not None and self.stop_after < 1:
+            raise ConfigError(f"stop_after must be >= 1, got {self.stop_after}")
+        if self.epochs <= 0:
+            raise ConfigError(f"epochs must be > 0, got {self.epochs}")
+        if self.lr <= 0:
+            raise ConfigError(f"lr must be > 0, got {self.lr}")

@@ -1,0 +1,342 @@
+"""The warm-up trainer: LoRA or full fine-tuning with accelerate (single process or launched).
+
+Guarantees:
+
+* The data order is a pure function of (seed, epoch): micro-batch ``m`` is
+  the same sequences on every run, so ``resume=True`` continues at the exact
+  step of the latest complete checkpoint (weights, optimizer, scheduler and
+  RNG restored) and produces the run an uninterrupted job would have.
+* Under ``accelerate launch`` each process takes its slice of every global
+  micro-batch; FSDP and DeepSpeed come from the accelerate config file (see
+  ``integrations/accelerate/``); nothing here is device specific.
+* LoRA checkpoints hold only the trainable weights (a few MB), not the base.
+* The result is a PEFT adapter (``<out>/adapter``) that vLLM serves with
+  ``--enable-lora --lora-modules NAME=<out>/adapter``, or a full model folder
+  (``<out>/model``, tokenizer and chat template included).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aw_lookahead._extras import require
+from aw_lookahead.errors import ConfigError
+from aw_lookahead.trajectory import JsonlWriter
+
+from . import _artifacts as art
+from .config import TrainConfig
+from .data import IGNORE_INDEX, DataReport, EncodedSample, prepare_dataset
+
+__all__ = ["TrainResult", "batch_order", "train"]
+
+
+@dataclass
+class TrainResult:
+    """What a run did. ``losses`` is ``(step, loss)`` for every step so far (resumed ones too)."""
+
+    out: Path
+    output_dir: Path | None
+    step: int
+    total_steps: int
+    losses: list[tuple[int, float]] = field(default_factory=list)
+    report: DataReport = field(default_factory=DataReport)
+    tokens: int = 0
+    seconds: float = 0.0
+    resumed_from: int | None = None
+    finished: bool = False
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+def batch_order(n: int, micro: int, global_batch: int, seed: int) -> list[int]:
+    """Sample indexes of global micro-batch ``micro`` (``global_batch`` of them, wrapping)."""
+    per_epoch = math.ceil(n / global_batch)
+    epoch, pos = divmod(micro, per_epoch)
+    perm = list(range(n))
+    random.Random(seed * 1_000_003 + epoch).shuffle(perm)
+    start = pos * global_batch
+    return [perm[(start + k) % n] for k in range(global_batch)]
+
+
+def _collate(torch: Any, samples: list[EncodedSample], pad_id: int, device: Any) -> dict[str, Any]:
+    width = max(len(s.input_ids) for s in samples)
+    ids = torch.full((len(samples), width), pad_id, dtype=torch.long)
+    labels = torch.full((len(samples), width), IGNORE_INDEX, dtype=torch.long)
+    mask = torch.zeros((len(samples), width), dtype=torch.long)
+    for row, s in enumerate(samples):
+        k = len(s.input_ids)
+        ids[row, :k] = torch.tensor(s.input_ids)
+        labels[row, :k] = torch.tensor(s.labels)
+        mask[row, :k] = 1
+    return {
+        "input_ids": ids.to(device),
+        "labels": labels.to(device),
+        "attention_mask": mask.to(device),
+    }
+
+
+def _mixed_precision(torch: Any, precision: str) -> str:
+    if precision == "bf16":
+        return "bf16"
+    if precision == "fp32":
+        return "no"
+    cuda = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    return "bf16" if cuda else "no"
+
+
+def _build_model(cfg: TrainConfig, torch: Any, mixed: str) -> Any:
+    transformers = require("train", "transformers")
+    dtype = torch.bfloat16 if (mixed == "bf16" and cfg.method == "lora") else torch.float32
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(cfg.model), dtype=dtype)
+    model.config.use_cache = False
+    if cfg.gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if cfg.method == "lora":
+        peft = require("train", "peft")
+        lora = peft.LoraConfig(
+            task_type="CAUSAL_LM",
+            r=cfg.lora_r,
+            lora_alpha=cfg.lora_alpha,
+            lora_dropout=cfg.lora_dropout,
+            target_modules=list(cfg.lora_targets),
+        )
+        model = peft.get_peft_model(model, lora)
+        if cfg.gradient_checkpointing:
+            model.enable_input_require_grads()
+    return model
+
+
+def _trainable_only(model: Any) -> Any:
+    names = {n for n, p in model.named_parameters() if p.requires_grad}
+
+    def hook(models: list[Any], weights: list[dict[str, Any]], _out: str) -> None:
+        for i, state in enumerate(weights):
+            weights[i] = {k: v for k, v in state.items() if k in names}
+
+    return hook
+
+
+def train(cfg: TrainConfig) -> TrainResult:
+    """Run (or resume) a fine-tuning job; see the module docstring for the guarantees."""
+    torch = require("train", "torch")
+    transformers = require("train", "transformers")
+    accelerate = require("train", "accelerate")
+
+    latest = art.latest_checkpoint(cfg.out) if cfg.resume else None
+    if not cfg.resume and art.checkpoint_dirs(cfg.out):
+        raise ConfigError(
+            f"{cfg.out} already holds checkpoints; pass --resume to continue that run, or "
+            "choose a new --out folder"
+        )
+    mixed = _mixed_precision(torch, cfg.precision)
+    acc = accelerate.Accelerator(mixed_precision=mixed, gradient_accumulation_steps=cfg.grad_accum)
+    accelerate.utils.set_seed(cfg.seed)
+    main = acc.is_main_process
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(cfg.model))
+    samples, report = prepare_dataset(
+        cfg.data, tokenizer, max_len=cfg.max_len, targets=cfg.targets, config=cfg.classify
+    )
+    if not samples:
+        raise ConfigError(
+            "no training samples survived classification and length limits; raise keep ratios "
+            f"(--keep CLASS=RATIO), --max-len, or add data.\n{report.summary()}"
+        )
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    world = acc.num_processes
+    global_batch = cfg.batch_size * world
+    micro_per_epoch = math.ceil(len(samples) / global_batch)
+    total_steps = cfg.max_steps or max(1, math.ceil(micro_per_epoch * cfg.epochs / cfg.grad_accum))
+
+    model = _build_model(cfg, torch, mixed)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    scheduler = transformers.get_scheduler(
+        cfg.scheduler,
+        optimizer,
+        num_warmup_steps=cfg.warmup_steps * world,
+        num_training_steps=total_steps * world,
+    )
+    model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
+    if cfg.method == "lora":
+        acc.register_save_state_pre_hook(_trainable_only(acc.unwrap_model(model)))
+
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    start, losses, tokens_before = 0, [], 0
+    if latest is not None:
+        _, folder = latest
+        acc.load_state(str(folder), strict=cfg.method != "lora")
+        state = art.read_state(folder)
+        start, tokens_before = int(state["step"]), int(state.get("tokens", 0))
+        losses = [(int(s), float(v)) for s, v in state["losses"]]
+    if main:
+        (cfg.out / "data_report.json").write_text(json.dumps(report.as_dict(), indent=2))
+        metrics = JsonlWriter(cfg.out / "metrics.jsonl", append=False)
+        for s, v in losses:
+            metrics.write({"step": s, "loss": v})
+    result = TrainResult(
+        out=cfg.out,
+        output_dir=None,
+        step=start,
+        total_steps=total_steps,
+        losses=losses,
+        report=report,
+        resumed_from=start if latest is not None else None,
+    )
+    stop_at = total_steps if cfg.stop_after is None else min(total_steps, start + cfg.stop_after)
+    rank = acc.process_index
+
+    progress = _progress(cfg.progress and main, start, total_steps)
+    began = time.perf_counter()
+    tokens = 0
+    model.train()
+    try:
+        for step in range(start, stop_at):
+            micro_losses = []
+            for a in range(cfg.grad_accum):
+                order = batch_order(len(samples), step * cfg.grad_accum + a, global_batch, cfg.seed)
+                mine = [
+                    samples[i] for i in order[rank * cfg.batch_size : (rank + 1) * cfg.batch_size]
+                ]
+                batch = _collate(torch, mine, pad_id, acc.device)
+                tokens += int(batch["attention_mask"].sum()) * world
+                with acc.accumulate(model):
+                    loss = model(**batch).loss
+                    acc.backward(loss)
+                    if acc.sync_gradients and cfg.max_grad_norm > 0:
+                        acc.clip_grad_norm_(params, cfg.max_grad_norm)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+                micro_losses.append(loss.detach().float())
+            step_loss = float(acc.gather(torch.stack(micro_losses).mean()).mean().item())
+            losses.append((step + 1, step_loss))
+            result.step = step + 1
+            if main:
+                metrics.write(
+                    {
+                        "step": step + 1,
+                        "loss": step_loss,
+                        "lr": scheduler.get_last_lr()[0],
+                        "tokens": tokens_before + tokens,
+                        "elapsed_s": round(time.perf_counter() - began, 3),
+                    }
+                )
+            progress.advance(step_loss)
+            if (step + 1) % cfg.save_every == 0 or step + 1 == stop_at:
+                _save_checkpoint(acc, cfg, step + 1, losses, tokens_before + tokens)
+    finally:
+        progress.close()
+        if main:
+            metrics.close()
+    result.seconds = time.perf_counter() - began
+    result.tokens = tokens
+    result.finished = result.step >= total_steps
+    if main:
+        art.plot_losses(losses, cfg.out / "loss.png")
+    if result.finished:
+        result.output_dir = _save_output(acc, cfg, model, tokenizer)
+    if main:
+        _write_result(cfg, result)
+    acc.wait_for_everyone()
+    return result
+
+
+def _save_checkpoint(
+    acc: Any, cfg: TrainConfig, step: int, losses: list[tuple[int, float]], tokens: int
+) -> None:
+    folder = cfg.out / art.CHECKPOINTS / f"step-{step}"
+    acc.save_state(str(folder))
+    if acc.is_main_process:
+        art.write_state(folder, {"step": step, "losses": losses, "tokens": tokens})
+        art.prune_checkpoints(cfg.out, cfg.keep_checkpoints)
+    acc.wait_for_everyone()
+
+
+def _save_output(acc: Any, cfg: TrainConfig, model: Any, tokenizer: Any) -> Path:
+    acc.wait_for_everyone()
+    unwrapped = acc.unwrap_model(model)
+    state = acc.get_state_dict(model)
+    target = cfg.out / ("adapter" if cfg.method == "lora" else "model")
+    if acc.is_main_process:
+        unwrapped.save_pretrained(str(target), state_dict=state, safe_serialization=True)
+        if cfg.method == "full":
+            unwrapped.config.use_cache = True
+            unwrapped.config.save_pretrained(str(target))
+            tokenizer.save_pretrained(str(target))
+    acc.wait_for_everyone()
+    return target
+
+
+def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
+    serve = None
+    if r.output_dir is not None and cfg.method == "lora":
+        rank = max(16, cfg.lora_r)
+        serve = f"--enable-lora --max-lora-rank {rank} --lora-modules NAME={r.output_dir}"
+    elif r.output_dir is not None:
+        serve = f"--model {r.output_dir}"
+    data = {
+        "step": r.step,
+        "total_steps": r.total_steps,
+        "finished": r.finished,
+        "resumed_from": r.resumed_from,
+        "first_loss": r.losses[0][1] if r.losses else None,
+        "last_loss": r.losses[-1][1] if r.losses else None,
+        "tokens_this_run": r.tokens,
+        "seconds_this_run": round(r.seconds, 3),
+        "tokens_per_s": round(r.tokens_per_s, 2),
+        "output_dir": str(r.output_dir) if r.output_dir else None,
+        "vllm_args": serve,
+        "samples": r.report.samples,
+        "masked_share": round(r.report.masked_share, 4),
+    }
+    (cfg.out / "train_result.json").write_text(json.dumps(data, indent=2))
+
+
+class _Progress:
+    def __init__(self, enabled: bool, start: int, total: int) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("train"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("loss {task.fields[loss]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("train", total=total, completed=start, loss="-")
+
+    def advance(self, loss: float) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, loss=f"{loss:.4f}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _progress(enabled: bool, start: int, total: int) -> _Progress:
+    return _Progress(enabled, start, total)

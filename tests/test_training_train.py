@@ -1,0 +1,261 @@
+"""Training with the real SmolLM2-135M on CPU: loss masking, a LoRA run served by vLLM, resume.
+
+Sequences are kept short (a one-line system prompt travels inside the test
+trajectories, so training and the client render the same messages) to fit
+the 2-core budget.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from aw_lookahead.prompts import history_messages
+from aw_lookahead.training import ChatSample, TurnClass, encode_sample
+from aw_lookahead.trajectory import Trajectory, read_trajectories, write_trajectories
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
+
+DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "terminal_trajectories.jsonl"
+SHORT_SYSTEM = "You simulate a Linux terminal. Reply with the exact output of each command."
+
+
+def _short_data(path: Path, n: int) -> list[Trajectory]:
+    trajs = [t.model_copy(update={"system_prompt": SHORT_SYSTEM}) for t in read_trajectories(DATA)]
+    chosen = trajs[:n]
+    write_trajectories(path, chosen)
+    return chosen
+
+
+def _cli(*args: str, timeout: float = 400) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from aw_lookahead.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _losses(out: Path) -> list[float]:
+    lines = (out / "metrics.jsonl").read_text().splitlines()
+    return [json.loads(line)["loss"] for line in lines if line.strip()]
+
+
+# ----------------------------------------------------------------------------- masking
+
+
+@pytest.fixture(scope="module")
+def model_and_tokenizer(embedded_model_path: Path) -> tuple[Any, Any]:
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    tok = transformers.AutoTokenizer.from_pretrained(str(embedded_model_path))
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        str(embedded_model_path), dtype=torch.float32
+    )
+    model.eval()
+    return model, tok
+
+
+def test_masked_turns_contribute_zero_loss(model_and_tokenizer: tuple[Any, Any]) -> None:
+    torch = pytest.importorskip("torch")
+    from aw_lookahead.training.trainer import _collate
+
+    model, tok = model_and_tokenizer
+    traj = Trajectory(
+        domain="terminal",
+        system_prompt=SHORT_SYSTEM,
+        turns=[
+            {"action": "cat greeting.txt", "observation": "good morning, terminal friends"},
+            {"action": "cat farewell.txt", "observation": "see you tomorrow, dear shell"},
+        ],
+    )
+    messages = history_messages(traj)
+    kept_msg, masked_msg = 2, 4  # system, user, ASSISTANT(kept), user, ASSISTANT(masked)
+    sample = ChatSample("m", messages, (kept_msg,), (TurnClass.ACTION,))
+    enc = encode_sample(tok, sample, 4096)
+    probe = encode_sample(tok, ChatSample("p", messages, (masked_msg,), (TurnClass.ECHO,)), 4096)
+    assert enc is not None
+    assert probe is not None
+    masked_pos = [i for i, x in enumerate(probe.labels) if x != -100][:-1]  # obs, not <|im_end|>
+    kept_pos = [i for i, x in enumerate(enc.labels) if x != -100][:-1]
+    assert masked_pos
+    assert kept_pos
+    assert all(enc.labels[i] == -100 for i in masked_pos)
+    other = tok(" zebra", add_special_tokens=False)["input_ids"][0]
+
+    def loss(ids: list[int], labels: list[int]) -> float:
+        batch = _collate(torch, [type(enc)("x", ids, labels)], 0, "cpu")
+        with torch.no_grad():
+            return float(model(**batch).loss)
+
+    base = loss(enc.input_ids, enc.labels)
+    ids = list(enc.input_ids)
+    for i in masked_pos:
+        ids[i] = other
+    assert ids != enc.input_ids
+    assert loss(ids, enc.labels) == pytest.approx(base, abs=1e-6)
+
+    ids = list(enc.input_ids)
+    labels = list(enc.labels)
+    for i in kept_pos:
+        ids[i] = other
+        labels[i] = other
+    assert abs(loss(ids, labels) - base) > 1e-2
+
+
+# ----------------------------------------------------------------------------- LoRA run + serving
+
+
+def test_lora_run_lowers_loss_and_vllm_serves_the_adapter(
+    tmp_path: Path, vllm_server: Any, embedded_model_path: Path
+) -> None:
+    data = tmp_path / "short.jsonl"
+    trajs = _short_data(data, 1)
+    out = tmp_path / "run"
+    done = _cli(
+        "train",
+        "--model",
+        str(embedded_model_path),
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--targets",
+        "one",
+        "--max-len",
+        "512",
+        "--max-steps",
+        "6",
+        "--lr",
+        "2e-3",
+        "--scheduler",
+        "constant",
+        "--lora-r",
+        "8",
+        "--lora-alpha",
+        "16",
+        "--save-every",
+        "3",
+        "--no-progress",
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    losses = _losses(out)
+    assert len(losses) == 6
+    assert sum(losses[-3:]) / 3 < losses[0]
+    assert losses[-1] < 0.8 * losses[0]
+    adapter = out / "adapter"
+    assert (adapter / "adapter_config.json").is_file()
+    assert (adapter / "adapter_model.safetensors").is_file()
+    assert (out / "loss.png").stat().st_size > 1000
+    result = json.loads((out / "train_result.json").read_text())
+    assert result["finished"] is True
+    assert result["output_dir"] == str(adapter)
+
+    name = f"awl-test-{uuid.uuid4().hex[:8]}"
+    root = vllm_server.base_url.removesuffix("/v1")
+    headers = {"Authorization": f"Bearer {vllm_server.api_key}"}
+    reply = httpx.post(
+        f"{root}/v1/load_lora_adapter",
+        json={"lora_name": name, "lora_path": str(adapter)},
+        headers=headers,
+        timeout=120,
+        trust_env=False,
+    )
+    assert reply.status_code == 200, reply.text
+    try:
+        import asyncio
+
+        from aw_lookahead.worldmodel import OpenAIWorldModel
+
+        async def ask() -> Any:
+            async with OpenAIWorldModel(
+                model=name,
+                base_url=vllm_server.base_url,
+                api_key=vllm_server.api_key,
+                max_tokens=48,
+                temperature=0.0,
+                top_k=None,
+                timeout=180,
+            ) as wm:
+                served = [m.id for m in await wm.list_models()]
+                assert name in served
+                t = trajs[0]
+                return await wm.predict(t.prefix(1), t.turns[1].action)
+
+        pred = asyncio.run(ask())
+        assert pred.model == name
+        assert pred.raw
+    finally:
+        httpx.post(
+            f"{root}/v1/unload_lora_adapter",
+            json={"lora_name": name},
+            headers=headers,
+            timeout=60,
+            trust_env=False,
+        )
+
+
+# ----------------------------------------------------------------------------- resume
+
+
+def test_stopped_run_resumes_at_its_checkpoint_and_matches_an_uninterrupted_run(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    data = tmp_path / "tiny.jsonl"
+    _short_data(data, 2)
+    common = [
+        "--model",
+        str(embedded_model_path),
+        "--data",
+        str(data),
+        "--targets",
+        "one",
+        "--max-len",
+        "512",
+        "--max-steps",
+        "3",
+        "--save-every",
+        "1",
+        "--lr",
+        "1e-3",
+        "--lora-r",
+        "4",
+        "--lora-alpha",
+        "8",
+        "--no-progress",
+        "--no-gradient-checkpointing",
+    ]
+    stopped = tmp_path / "stopped"
+    first = _cli("train", *common, "--out", str(stopped), "--stop-after", "1")
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "continue with --resume" in first.stdout
+    assert not (stopped / "adapter").exists()
+    assert (stopped / "checkpoints" / "step-1" / "trainer_state.json").is_file()
+    again = _cli("train", *common, "--out", str(stopped))
+    assert again.returncode == 2
+    assert "--resume" in again.stderr
+    resumed = _cli("train", *common, "--out", str(stopped), "--resume")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    state = json.loads((stopped / "train_result.json").read_text())
+    assert state["resumed_from"] == 1
+    assert state["step"] == 3
+    assert (stopped / "adapter" / "adapter_model.safetensors").is_file()
+
+    straight = tmp_path / "straight"
+    full = _cli("train", *common, "--out", str(straight))
+    assert full.returncode == 0, full.stderr[-3000:]
+    assert _losses(stopped) == pytest.approx(_losses(straight), rel=1e-3)
