@@ -10,8 +10,6 @@ judged ``ok``.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from aw_lookahead.errors import RunError
 from aw_lookahead.trajectory import TurnSample
 
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, finished_ids, latest_records
-from ._progress import progress_bar
+from ._pool import write_concurrently
 from .judge import LLMJudge, to_published_scale
 from .rules import RuleResult, verify_sample
 
@@ -74,8 +72,6 @@ async def judge_predictions(
     resume: bool = True,
 ) -> JudgeStats:
     """Judge every prediction in ``run_dir``; results go to ``run_dir/judged.jsonl``."""
-    from aw_lookahead.trajectory import JsonlWriter
-
     run = Path(run_dir)
     preds = latest_records(run / PREDICTIONS_FILE)
     if not preds:
@@ -85,29 +81,17 @@ async def judge_predictions(
     done = finished_ids(run / JUDGED_FILE) if resume else set()
     todo = [rec for i, rec in preds.items() if i not in done]
     stats = JudgeStats(len(preds), len(preds) - len(todo), 0, 0, 0.0)
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    for rec in todo:
-        queue.put_nowait(rec)
-    started = time.perf_counter()
-    with (
-        JsonlWriter(run / JUDGED_FILE, append=resume) as writer,
-        progress_bar("judge", len(todo), enabled=progress) as advance,
-    ):
 
-        async def worker() -> None:
-            while True:
-                try:
-                    rec = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                out = await _judge_one(judge, rec)
-                writer.write(out)
-                if out["status"] == "ok":
-                    stats.ok += 1
-                else:
-                    stats.failed += 1
-                advance()
+    async def handle(rec: dict[str, Any]) -> dict[str, Any]:
+        return await _judge_one(judge, rec)
 
-        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(todo))))))
-    stats.wall_s = time.perf_counter() - started
+    stats.ok, stats.failed, stats.wall_s = await write_concurrently(
+        todo,
+        handle,
+        path=run / JUDGED_FILE,
+        append=resume,
+        label="judge",
+        concurrency=concurrency,
+        progress=progress,
+    )
     return stats

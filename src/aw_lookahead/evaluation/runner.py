@@ -11,7 +11,6 @@ ids already finished and retries the ones that failed.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead.errors import WorldModelError
-from aw_lookahead.trajectory import JsonlWriter, TurnSample
+from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel import WorldModel
 
 from ._io import PREDICTIONS_FILE, finished_ids, unique_ids
-from ._progress import progress_bar
+from ._pool import write_concurrently
 from .rules import verify_sample
 
 __all__ = ["RunStats", "predict_samples", "prediction_record"]
@@ -97,35 +96,24 @@ async def predict_samples(
     done = finished_ids(out) if resume else set()
     todo = [(i, s) for i, s in zip(ids, samples, strict=True) if i not in done]
     stats = RunStats(total=len(ids), skipped=len(ids) - len(todo), ok=0, failed=0, wall_s=0.0)
-    queue: asyncio.Queue[tuple[str, TurnSample]] = asyncio.Queue()
-    for item in todo:
-        queue.put_nowait(item)
-    started = time.perf_counter()
-    with (
-        JsonlWriter(out, append=resume) as writer,
-        progress_bar("predict", len(todo), enabled=progress) as advance,
-    ):
 
-        async def worker() -> None:
-            while True:
-                try:
-                    sample_id, sample = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                t0 = time.perf_counter()
-                result: Any
-                try:
-                    result = await world_model.predict(sample.history, sample.action)
-                except WorldModelError as exc:
-                    result = exc
-                rec = prediction_record(sample_id, sample, result, time.perf_counter() - t0)
-                writer.write(rec)
-                if rec["status"] == "ok":
-                    stats.ok += 1
-                else:
-                    stats.failed += 1
-                advance()
+    async def handle(item: tuple[str, TurnSample]) -> dict[str, Any]:
+        sample_id, sample = item
+        t0 = time.perf_counter()
+        result: Any
+        try:
+            result = await world_model.predict(sample.history, sample.action)
+        except WorldModelError as exc:
+            result = exc
+        return prediction_record(sample_id, sample, result, time.perf_counter() - t0)
 
-        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(todo))))))
-    stats.wall_s = time.perf_counter() - started
+    stats.ok, stats.failed, stats.wall_s = await write_concurrently(
+        todo,
+        handle,
+        path=out,
+        append=resume,
+        label="predict",
+        concurrency=concurrency,
+        progress=progress,
+    )
     return stats
