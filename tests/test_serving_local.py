@@ -106,7 +106,10 @@ def test_local_server_serves_chat_and_stops_without_leftovers(
 ) -> None:
     model_dir = embedded_model_path
     log = tmp_path / "server.log"
-    with LocalServer(model_dir, served_name=EMBEDDED_MODEL_NAME, log_path=log) as server:
+    server = LocalServer(model_dir, served_name=EMBEDDED_MODEL_NAME, log_path=log).start()
+    # Entering a server that is already started (as start_embedded_server returns it)
+    # waits for it instead of starting it twice.
+    with server:
         assert server.running
         assert server.port != 8765
         health = httpx.get(f"http://127.0.0.1:{server.port}/health", trust_env=False)

@@ -400,7 +400,9 @@ class LocalServer:
         return proc.returncode
 
     def __enter__(self) -> Self:
-        self.start()
+        """Start (unless already started, e.g. by :func:`start_embedded_server`) and wait."""
+        if self._proc is None:
+            self.start()
         try:
             self.wait_ready()
         except BaseException:
