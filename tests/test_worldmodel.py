@@ -216,6 +216,50 @@ async def test_non_json_reply_is_a_server_error(garbage_url: str) -> None:
         await wm.predict(_long_history(0, 0), "ls")
 
 
+class _Status(BaseHTTPRequestHandler):
+    """Answers every chat request with the status in ``self.server.status``, counting them."""
+
+    def do_GET(self) -> None:
+        body = b'{"object": "list", "data": [{"id": "m", "object": "model", "owned_by": "x"}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.hits += 1  # type: ignore[attr-defined]
+        status: int = self.server.status  # type: ignore[attr-defined]
+        body = b'{"error": {"message": "injected", "type": "x", "code": %d}}' % status
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("status", "attempts"), [(503, 3), (429, 3), (400, 1), (422, 1)])
+async def test_retries_only_on_429_and_5xx(status: int, attempts: int) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Status)
+    server.status = status  # type: ignore[attr-defined]
+    server.hits = 0  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        async with OpenAIWorldModel("m", base_url=url, timeout=10, retries=2) as wm:
+            with pytest.raises(ServerError, match=f"HTTP {status}"):
+                await wm.predict(_long_history(0, 0), "ls")
+        assert server.hits == attempts  # type: ignore[attr-defined]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 async def test_predict_many_can_settle_failures_per_candidate() -> None:
     wm = OpenAIWorldModel("m", base_url=f"http://127.0.0.1:{_dead_port()}/v1", timeout=2)
     results = await wm.predict_many(_long_history(0, 0), ["a", "b"], return_exceptions=True)
