@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from aw_lookahead._sync import run_sync
@@ -36,60 +35,18 @@ from aw_lookahead.errors import ConfigError, UsageError, WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel.base import Prediction, WorldModel
 
+from ._decide import EngineStats, ErrorPolicy, decide, heuristic_score
+from ._decide import Slot as _Slot
 from .cache import PredictionCache, StepKeys
 from .judges import Judge, combine_verdicts
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
-from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult, Signal, Verdict
+from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult
 
 __all__ = ["EngineStats", "Lookahead", "heuristic_score"]
 
 SimulatePolicy = Literal["always", "risky", "never"]
-ErrorPolicy = Literal["fail_open", "fail_closed"]
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
-_BASE_SCORE = {
-    Outcome.SUCCESS: 0.75,
-    Outcome.UNKNOWN: 0.5,
-    Outcome.NO_OP: 0.1,
-    Outcome.FAILURE: 0.0,
-    Outcome.RISKY: 0.0,
-}
-
-
-def heuristic_score(verdict: Verdict) -> float:
-    """The verdict's progress if given, else the deterministic heuristic (module docstring)."""
-    if verdict.progress is not None:
-        return verdict.progress
-    score = _BASE_SCORE[verdict.outcome]
-    for s in verdict.signals:
-        score += 0.05 if s.outcome is Outcome.SUCCESS else -0.05
-    return min(1.0, max(0.0, score))
-
-
-@dataclass
-class EngineStats:
-    """Counters since the engine was made: what routing and the cache saved."""
-
-    actions: int = 0
-    model_calls: int = 0
-    cache_hits: int = 0
-    skipped: int = 0
-    errors: int = 0
-
-
-@dataclass
-class _Slot:
-    """One action to simulate in a step, and what became of it."""
-
-    action: Action
-    index: int
-    route: Route | None = None
-    key: str | None = None
-    prediction: Prediction | None = None
-    cached: bool = False
-    error: str | None = None
-    verdict: Verdict | None = None
-    judge_s: float = 0.0
 
 
 class Lookahead:
@@ -375,57 +332,6 @@ class Lookahead:
         )
 
     def _decision(self, trajectory: Trajectory, slot: _Slot) -> Decision:
-        pred = slot.prediction
-        meta: dict[str, Any] = {"route": slot.route.model_dump()} if slot.route else {}
-        tokens = pred.usage.total_tokens if pred is not None and not slot.cached else 0
-        latency = (pred.latency_s if pred is not None and not slot.cached else 0.0) + slot.judge_s
         if slot.verdict is None:
             self.stats.errors += 1
-            error = slot.error or "no verdict"
-            where = "judges" if pred is not None else "world model"
-            signal = Signal(
-                source="engine",
-                name="engine.judge_error" if pred is not None else "engine.world_model_error",
-                outcome=Outcome.UNKNOWN,
-                detail=error,
-            )
-            if self.on_error == "fail_open":
-                kind = DecisionKind.UNSIMULATED
-                reason = f"the {where} failed, so the action runs without lookahead (fail_open)"
-            else:
-                kind = DecisionKind.VETO
-                reason = (
-                    f"the {where} could not check this action ({error}); blocked because "
-                    "on_error='fail_closed'. Retry when the world model is reachable."
-                )
-            return Decision(
-                action=slot.action,
-                kind=kind,
-                reason=reason,
-                signals=[signal],
-                prediction=pred,
-                latency_s=latency,
-                tokens=tokens,
-                cached=slot.cached,
-                error=error,
-                index=slot.index,
-                metadata=meta,
-            )
-        verdict = slot.verdict
-        veto = verdict.outcome in self.veto_outcomes
-        reason = verdict.reason or f"predicted {verdict.outcome.value}"
-        return Decision(
-            action=slot.action,
-            kind=DecisionKind.VETO if veto else DecisionKind.EXECUTE,
-            outcome=verdict.outcome,
-            reason=reason,
-            signals=verdict.signals,
-            prediction=pred,
-            score=heuristic_score(verdict),
-            progress=verdict.progress,
-            latency_s=latency,
-            tokens=tokens + verdict.tokens,
-            cached=slot.cached,
-            index=slot.index,
-            metadata=meta,
-        )
+        return decide(slot, on_error=self.on_error, veto_outcomes=self.veto_outcomes)

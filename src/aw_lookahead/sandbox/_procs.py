@@ -1,5 +1,6 @@
 """Process helpers for the sandbox: find a shell's command processes, kill them, probe unshare.
 
+Also :func:`kill_session`, the last-resort cleanup a sandbox's finalizer runs.
 Linux only: processes are found through ``/proc``.
 """
 
@@ -8,10 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 from pathlib import Path
 
-__all__ = ["command_pids", "isolation_argv", "network_isolation_available", "signal_pids"]
+__all__ = [
+    "command_pids",
+    "isolation_argv",
+    "kill_session",
+    "network_isolation_available",
+    "signal_pids",
+]
 
 _UNSHARE_ARGV = ("unshare", "--net", "--map-root-user", "--")
 _probe_cache: dict[str, bool] = {}
@@ -85,3 +93,14 @@ async def network_isolation_available() -> bool:
 
 def isolation_argv() -> tuple[str, ...]:
     return _UNSHARE_ARGV
+
+
+def kill_session(state: dict[str, object]) -> None:
+    """Last-resort cleanup used by the finalizer: kill the group, remove the directory."""
+    pgid = state.get("pgid")
+    if isinstance(pgid, int):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    owned = state.get("owned_dir")
+    if isinstance(owned, str):
+        shutil.rmtree(owned, ignore_errors=True)

@@ -10,6 +10,7 @@ after the command, with ``$?`` and ``$PWD``, marks its end. The shell runs
 interactive without line editing (``-i --noediting``, empty ``PS1``/``PS2``,
 history off), so messages read as in a terminal (``bash: foo: command not
 found``, not ``bash: line 7: ...``) and background jobs print ``[1] <pid>``.
+That wire protocol lives in :mod:`._shell`; this module owns the session.
 
 Guarantees:
 
@@ -36,67 +37,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import os
-import re
 import secrets
-import shlex
-import shutil
 import signal
 import tempfile
 import time
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
 from aw_lookahead.errors import DownstreamError, UsageError
 
 from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, parse_keystrokes
-from ._procs import command_pids, isolation_argv, network_isolation_available, signal_pids
+from ._procs import command_pids, network_isolation_available, signal_pids
+from ._procs import kill_session as _cleanup
 from ._result import CommandResult, combine, ensure_newline, observation
+from ._shell import (
+    BOOTSTRAP,
+    Running,
+    clean_output,
+    collect,
+    command_script,
+    shell_argv,
+    shell_environment,
+)
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandResult", "TerminalSandbox", "observation"]
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
 _GRACE_S = 1.0
-# Interactive bash without a tty complains when a job dies of a signal; a real
-# terminal never shows this line, and its pids would make outputs differ.
-_TTY_NOISE = re.compile(rb"bash: \[\d+: \d+ \(\d+\)\] tcsetattr: [^\n]*\n")
-_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-@dataclass
-class _Running:
-    """A command handed to the shell, and what its collector has read so far."""
-
-    command: str
-    token: bytes
-    started: float
-    cap: int
-    out: bytearray = field(default_factory=bytearray)
-    truncated: bool = False
-    exit_code: int | None = None
-    eof: bool = False
-    task: asyncio.Task[None] | None = None
-
-    def append(self, data: bytes) -> None:
-        room = self.cap - len(self.out)
-        if len(data) > room:
-            self.truncated = True
-        self.out += data[: max(room, 0)]
-
-
-def _cleanup(state: dict[str, object]) -> None:
-    """Last-resort cleanup used by the finalizer: kill the group, remove the directory."""
-    pgid = state.get("pgid")
-    if isinstance(pgid, int):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-    owned = state.get("owned_dir")
-    if isinstance(owned, str):
-        shutil.rmtree(owned, ignore_errors=True)
 
 
 class TerminalSandbox:
@@ -240,7 +210,7 @@ class TerminalSandbox:
         steps: list[CommandResult] = []
         async with self._lock:
             await self._ready()
-            running: _Running | None = None
+            running: Running | None = None
             for kind, value, duration in keys:
                 if kind == KEY_INTERRUPT:
                     if running is not None:
@@ -282,41 +252,20 @@ class TerminalSandbox:
                 "the shell session has ended (exit or C-d); start a new TerminalSandbox"
             )
 
-    def _environment(self, root: Path) -> dict[str, str]:
-        env = {
-            "PATH": _PATH,
-            "HOME": str(root),
-            "PWD": str(root),
-            "USER": getpass.getuser(),
-            "SHELL": "/bin/bash",
-            "TERM": "dumb",
-            "PAGER": "cat",
-            "GIT_PAGER": "cat",
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "PS1": "",
-            "PS2": "",
-        }
-        env.update(self._extra_env)
-        return env
-
     async def _spawn(self, cwd: Path) -> None:
         assert self._root is not None
-        argv: list[str] = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
-        if self.network_isolated:
-            argv = [*isolation_argv(), *argv]
         self._proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *shell_argv(isolated=self.network_isolated),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=self._environment(self._root),
+            env=shell_environment(self._root, self._extra_env),
             start_new_session=True,
         )
         self._state["pgid"] = self._proc.pid
         self._carry = b""
-        self._write(b'set +o history; unset HISTFILE; __aw_rc=0; __aw_set_rc() { return "$1"; }\n')
+        self._write(BOOTSTRAP)
         banner = await self._begin("")
         if not await self._wait(banner, 10.0) or banner.eof:
             await self._kill_shell()
@@ -330,19 +279,16 @@ class TerminalSandbox:
         assert self._proc.stdin is not None
         self._proc.stdin.write(data)
 
-    async def _begin(self, command: str) -> _Running:
+    async def _begin(self, command: str) -> Running:
         self._serial += 1
         token = f"__AW_END_{self._token}_{self._serial}__"
-        running = _Running(
+        running = Running(
             command=command,
             token=token.encode(),
             started=time.monotonic(),
             cap=self.max_output_bytes,
         )
-        script = (
-            f'__aw_set_rc "$__aw_rc"; {{ eval {shlex.quote(command)}\n}} </dev/null 2>&1; '
-            f'__aw_rc=$?; builtin printf \'\\n%s %d %s\\n\' {token} "$__aw_rc" "$PWD"\n'
-        )
+        script = command_script(command, token)
         try:
             self._write(script.encode())
         except (BrokenPipeError, ConnectionResetError) as exc:
@@ -350,43 +296,20 @@ class TerminalSandbox:
         running.task = asyncio.create_task(self._collect(running))
         return running
 
-    async def _collect(self, running: _Running) -> None:
+    async def _collect(self, running: Running) -> None:
         assert self._proc is not None
         assert self._proc.stdout is not None
-        stdout = self._proc.stdout
-        marker = b"\n" + running.token + b" "
-        buf = bytearray(self._carry)
-        self._carry = b""
-        while True:
-            at = buf.find(marker)
-            if at >= 0:
-                end = buf.find(b"\n", at + len(marker))
-                if end >= 0:
-                    running.append(bytes(buf[:at]))
-                    fields = bytes(buf[at + len(marker) : end]).decode(errors="replace")
-                    code, _, cwd = fields.partition(" ")
-                    running.exit_code = int(code)
-                    self._cwd = Path(cwd)
-                    self._carry = bytes(buf[end + 1 :])
-                    return
-            else:
-                keep = len(marker) - 1
-                if len(buf) > keep:
-                    running.append(bytes(buf[:-keep]))
-                    del buf[:-keep]
-            chunk = await stdout.read(65536)
-            if not chunk:
-                running.append(bytes(buf))
-                running.eof = True
-                return
-            buf += chunk
+        carry, self._carry = self._carry, b""
+        self._carry, cwd = await collect(self._proc.stdout, running, carry)
+        if cwd is not None:
+            self._cwd = cwd
 
-    async def _wait(self, running: _Running, seconds: float) -> bool:
+    async def _wait(self, running: Running, seconds: float) -> bool:
         assert running.task is not None
         done, _ = await asyncio.wait({running.task}, timeout=seconds)
         return bool(done)
 
-    async def _stop(self, running: _Running, sig: signal.Signals) -> bool:
+    async def _stop(self, running: Running, sig: signal.Signals) -> bool:
         """Stop the running command; returns False when the shell had to be restarted."""
         assert self._proc is not None
         assert running.task is not None
@@ -404,13 +327,13 @@ class TerminalSandbox:
         await self._spawn(self._cwd if self._cwd and self._cwd.is_dir() else self.path)
         return False
 
-    async def _settle(self, running: _Running, seconds: float) -> CommandResult:
+    async def _settle(self, running: Running, seconds: float) -> CommandResult:
         if await self._wait(running, seconds):
             return await self._result(running)
         stopped = await self._stop(running, signal.SIGKILL)
         return await self._result(running, timed_out=True, stopped=stopped)
 
-    async def _interrupt(self, running: _Running) -> CommandResult:
+    async def _interrupt(self, running: Running) -> CommandResult:
         if running.task is not None and running.task.done():
             return await self._result(running)
         stopped = await self._stop(running, signal.SIGINT)
@@ -430,7 +353,7 @@ class TerminalSandbox:
         return CommandResult(command="", output="exit\n", exit_code=code)
 
     async def _result(
-        self, running: _Running, *, timed_out: bool = False, stopped: bool = True
+        self, running: Running, *, timed_out: bool = False, stopped: bool = True
     ) -> CommandResult:
         exit_code = running.exit_code if stopped and not timed_out else None
         if running.eof and self._proc is not None:
@@ -438,7 +361,7 @@ class TerminalSandbox:
             exit_code = await self._proc.wait()
         return CommandResult(
             command=running.command,
-            output=_TTY_NOISE.sub(b"", running.out).decode("utf-8", errors="replace"),
+            output=clean_output(running.out),
             exit_code=exit_code,
             timed_out=timed_out,
             duration_s=round(time.monotonic() - running.started, 6),

@@ -10,7 +10,7 @@ is kept apart from the mapping of requests and replies. Guarantees:
   on timeouts, so a hung server costs at most ``timeout`` seconds.
 * A history too long for the server's context is trimmed from the oldest
   turns, always keeping the first (task and initial state); the prediction
-  reports how many turns were dropped.
+  reports how many turns were dropped (the fitting lives in :mod:`._context`).
 * Every failure is one of :mod:`aw_lookahead.errors`' ``WorldModelError``s.
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from aw_lookahead.errors import (
 from aw_lookahead.prompts import PromptSet, render_messages
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 
+from ._context import context_too_long, is_context_error, plan_skip
 from ._reply import checked_reply
 from .base import BaseWorldModel, Prediction, Usage
 from .provider import DEFAULT_BASE_URL, OpenAIProvider
@@ -57,9 +57,6 @@ __all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
 ENV_BASE_URL = "AW_LOOKAHEAD_BASE_URL"
 ENV_MODEL = "AW_LOOKAHEAD_MODEL"
 ENV_API_KEY = "AW_LOOKAHEAD_API_KEY"
-
-_CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
-_PROMPT_TOKENS_RE = re.compile(r"(?:contains at least|requested|value=)\s*(\d+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -76,11 +73,6 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(
         exc, openai.APIConnectionError | openai.RateLimitError | openai.InternalServerError
     )
-
-
-def _is_context_error(exc: openai.BadRequestError) -> bool:
-    text = str(exc).lower()
-    return "context length" in text or "too long" in text or "maximum model length" in text
 
 
 def _not_openai(base_url: str, exc: ValueError) -> ServerError:
@@ -221,50 +213,6 @@ class OpenAIWorldModel(BaseWorldModel):
         self._models_checked = True
         return self._model
 
-    async def _count_tokens(self, messages: list[dict[str, str]]) -> int | None:
-        """Prompt tokens via vLLM's ``/tokenize``; ``None`` where the server lacks it."""
-        root = self.base_url.removesuffix("/v1")
-        try:
-            resp = await self._client.post(
-                f"{root}/tokenize",
-                body={"model": self.model, "messages": messages},
-                cast_to=httpx.Response,
-                options={"timeout": min(self.timeout, 10.0)},
-            )
-            data = resp.json()
-        except (openai.OpenAIError, ValueError):
-            return None
-        count = data.get("count") if isinstance(data, dict) else None
-        return count if isinstance(count, int) else None
-
-    # ------------------------------------------------------------------ fitting the context
-
-    async def _plan_skip(self, trajectory: Trajectory, longest: Action) -> int:
-        """How many old turns to drop so the prompt plus ``max_tokens`` fits the context."""
-        if self._max_model_len is None or len(trajectory.turns) <= 1:
-            return 0
-        budget = self._max_model_len - self.max_tokens
-        skip = 0
-        for _ in range(8):
-            messages = render_messages(trajectory, longest, prompts=self.prompts, skip_turns=skip)
-            size = sum(len(m["content"].encode("utf-8")) + 8 for m in messages)
-            if size < budget:
-                return skip
-            tokens = await self._count_tokens(messages)
-            if tokens is None or tokens <= budget:
-                return skip
-            remaining = len(trajectory.turns) - 1 - skip
-            if remaining <= 0:
-                raise ContextTooLongError(tokens, budget)
-            excess_bytes = (tokens - budget) * size / tokens * 1.1
-            dropped = 0
-            while skip < len(trajectory.turns) - 1 and dropped < excess_bytes:
-                turn = trajectory.turns[skip + 1]
-                dropped += len(action_text(turn.action).encode()) + len(turn.observation.encode())
-                dropped += len((turn.prompt or "").encode()) + len((turn.response or "").encode())
-                skip += 1
-        return skip
-
     # ------------------------------------------------------------------ requests
 
     def _request_kwargs(self) -> dict[str, Any]:
@@ -326,16 +274,10 @@ class OpenAIWorldModel(BaseWorldModel):
             try:
                 completion = await self._create(messages)
             except openai.BadRequestError as exc:
-                if not _is_context_error(exc):
+                if not is_context_error(exc):
                     raise await self._map_error(exc) from exc
-                limit = _CONTEXT_RE.search(str(exc))
-                asked = _PROMPT_TOKENS_RE.search(str(exc))
                 if skip >= len(trajectory.turns) - 1:
-                    raise ContextTooLongError(
-                        int(asked.group(1)) if asked else None,
-                        int(limit.group(1)) if limit else None,
-                        detail=f"Server said: {exc.message}. ",
-                    ) from exc
+                    raise context_too_long(exc) from exc
                 skip += 1
                 continue
             except openai.OpenAIError as exc:
@@ -397,7 +339,17 @@ class OpenAIWorldModel(BaseWorldModel):
         try:
             await self.resolve_model()
             longest = max(actions, key=lambda a: len(action_text(a)))
-            skip = await self._plan_skip(trajectory, longest)
+            skip = await plan_skip(
+                trajectory,
+                longest,
+                client=self._client,
+                base_url=self.base_url,
+                model=self.model,
+                max_model_len=self._max_model_len,
+                max_tokens=self.max_tokens,
+                prompts=self.prompts,
+                request_timeout=self.timeout,
+            )
         except WorldModelError as exc:
             return [exc for _ in actions]
         results = await asyncio.gather(

@@ -1,0 +1,131 @@
+"""From a simulated action to a :class:`Decision`: the per-action slot, scoring, and stats.
+
+The engine (:mod:`.engine`) schedules the world-model and judge calls of a
+step; this module holds what it fills in for each action (:class:`Slot`), the
+counters it keeps (:class:`EngineStats`), and the pure mapping from a filled
+slot to a :class:`Decision` with its :func:`heuristic_score`. Kept apart so
+the scheduling and the decision rules can be read (and tested) separately;
+:mod:`.engine` re-exports the public names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from aw_lookahead.trajectory import Action
+from aw_lookahead.worldmodel.base import Prediction
+
+from .routing import Route
+from .types import Decision, DecisionKind, Outcome, Signal, Verdict
+
+__all__ = ["EngineStats", "ErrorPolicy", "Slot", "decide", "heuristic_score"]
+
+ErrorPolicy = Literal["fail_open", "fail_closed"]
+
+_BASE_SCORE = {
+    Outcome.SUCCESS: 0.75,
+    Outcome.UNKNOWN: 0.5,
+    Outcome.NO_OP: 0.1,
+    Outcome.FAILURE: 0.0,
+    Outcome.RISKY: 0.0,
+}
+
+
+def heuristic_score(verdict: Verdict) -> float:
+    """The verdict's progress if given, else the deterministic heuristic (see :mod:`.engine`)."""
+    if verdict.progress is not None:
+        return verdict.progress
+    score = _BASE_SCORE[verdict.outcome]
+    for s in verdict.signals:
+        score += 0.05 if s.outcome is Outcome.SUCCESS else -0.05
+    return min(1.0, max(0.0, score))
+
+
+@dataclass
+class EngineStats:
+    """Counters since the engine was made: what routing and the cache saved."""
+
+    actions: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    skipped: int = 0
+    errors: int = 0
+
+
+@dataclass
+class Slot:
+    """One action to simulate in a step, and what became of it."""
+
+    action: Action
+    index: int
+    route: Route | None = None
+    key: str | None = None
+    prediction: Prediction | None = None
+    cached: bool = False
+    error: str | None = None
+    verdict: Verdict | None = None
+    judge_s: float = 0.0
+
+
+def decide(
+    slot: Slot,
+    *,
+    on_error: ErrorPolicy,
+    veto_outcomes: Set[Outcome],
+) -> Decision:
+    """The decision for a filled slot; without a verdict, ``on_error`` decides."""
+    pred = slot.prediction
+    meta: dict[str, Any] = {"route": slot.route.model_dump()} if slot.route else {}
+    tokens = pred.usage.total_tokens if pred is not None and not slot.cached else 0
+    latency = (pred.latency_s if pred is not None and not slot.cached else 0.0) + slot.judge_s
+    if slot.verdict is None:
+        error = slot.error or "no verdict"
+        where = "judges" if pred is not None else "world model"
+        signal = Signal(
+            source="engine",
+            name="engine.judge_error" if pred is not None else "engine.world_model_error",
+            outcome=Outcome.UNKNOWN,
+            detail=error,
+        )
+        if on_error == "fail_open":
+            kind = DecisionKind.UNSIMULATED
+            reason = f"the {where} failed, so the action runs without lookahead (fail_open)"
+        else:
+            kind = DecisionKind.VETO
+            reason = (
+                f"the {where} could not check this action ({error}); blocked because "
+                "on_error='fail_closed'. Retry when the world model is reachable."
+            )
+        return Decision(
+            action=slot.action,
+            kind=kind,
+            reason=reason,
+            signals=[signal],
+            prediction=pred,
+            latency_s=latency,
+            tokens=tokens,
+            cached=slot.cached,
+            error=error,
+            index=slot.index,
+            metadata=meta,
+        )
+    verdict = slot.verdict
+    veto = verdict.outcome in veto_outcomes
+    reason = verdict.reason or f"predicted {verdict.outcome.value}"
+    return Decision(
+        action=slot.action,
+        kind=DecisionKind.VETO if veto else DecisionKind.EXECUTE,
+        outcome=verdict.outcome,
+        reason=reason,
+        signals=verdict.signals,
+        prediction=pred,
+        score=heuristic_score(verdict),
+        progress=verdict.progress,
+        latency_s=latency,
+        tokens=tokens + verdict.tokens,
+        cached=slot.cached,
+        index=slot.index,
+        metadata=meta,
+    )

@@ -1,0 +1,108 @@
+"""Fitting a prompt into the server's context window.
+
+Plain functions used by :class:`~aw_lookahead.worldmodel.openai_api.OpenAIWorldModel`:
+planning how many old turns to drop before sending (:func:`plan_skip`, which
+asks vLLM's ``/tokenize`` only when a cheap byte estimate says the prompt may
+not fit), and reading a server's "context too long" refusal
+(:func:`is_context_error`, :func:`context_too_long`). Kept apart from the
+request/reply mapping so each stays small; everything the functions need is
+passed in.
+"""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import openai
+from openai import AsyncOpenAI
+
+from aw_lookahead.errors import ContextTooLongError
+from aw_lookahead.prompts import PromptSet, render_messages
+from aw_lookahead.trajectory import Action, Trajectory, action_text
+
+__all__ = ["context_too_long", "count_tokens", "is_context_error", "plan_skip"]
+
+_CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
+_PROMPT_TOKENS_RE = re.compile(r"(?:contains at least|requested|value=)\s*(\d+)", re.IGNORECASE)
+
+
+def is_context_error(exc: openai.BadRequestError) -> bool:
+    """True when a 400 reply says the prompt does not fit the context."""
+    text = str(exc).lower()
+    return "context length" in text or "too long" in text or "maximum model length" in text
+
+
+def context_too_long(exc: openai.BadRequestError) -> ContextTooLongError:
+    """The :class:`ContextTooLongError` for a server's refusal, with the sizes it names."""
+    limit = _CONTEXT_RE.search(str(exc))
+    asked = _PROMPT_TOKENS_RE.search(str(exc))
+    return ContextTooLongError(
+        int(asked.group(1)) if asked else None,
+        int(limit.group(1)) if limit else None,
+        detail=f"Server said: {exc.message}. ",
+    )
+
+
+async def count_tokens(
+    client: AsyncOpenAI,
+    base_url: str,
+    model: str,
+    messages: list[dict[str, str]],
+    *,
+    request_timeout: float,
+) -> int | None:
+    """Prompt tokens via vLLM's ``/tokenize``; ``None`` where the server lacks it."""
+    root = base_url.removesuffix("/v1")
+    try:
+        resp = await client.post(
+            f"{root}/tokenize",
+            body={"model": model, "messages": messages},
+            cast_to=httpx.Response,
+            options={"timeout": min(request_timeout, 10.0)},
+        )
+        data = resp.json()
+    except (openai.OpenAIError, ValueError):
+        return None
+    count = data.get("count") if isinstance(data, dict) else None
+    return count if isinstance(count, int) else None
+
+
+async def plan_skip(
+    trajectory: Trajectory,
+    longest: Action,
+    *,
+    client: AsyncOpenAI,
+    base_url: str,
+    model: str,
+    max_model_len: int | None,
+    max_tokens: int,
+    prompts: PromptSet | None,
+    request_timeout: float,
+) -> int:
+    """How many old turns to drop so the prompt plus ``max_tokens`` fits the context."""
+    if max_model_len is None or len(trajectory.turns) <= 1:
+        return 0
+    budget = max_model_len - max_tokens
+    skip = 0
+    for _ in range(8):
+        messages = render_messages(trajectory, longest, prompts=prompts, skip_turns=skip)
+        size = sum(len(m["content"].encode("utf-8")) + 8 for m in messages)
+        if size < budget:
+            return skip
+        tokens = await count_tokens(
+            client, base_url, model, messages, request_timeout=request_timeout
+        )
+        if tokens is None or tokens <= budget:
+            return skip
+        remaining = len(trajectory.turns) - 1 - skip
+        if remaining <= 0:
+            raise ContextTooLongError(tokens, budget)
+        excess_bytes = (tokens - budget) * size / tokens * 1.1
+        dropped = 0
+        while skip < len(trajectory.turns) - 1 and dropped < excess_bytes:
+            turn = trajectory.turns[skip + 1]
+            dropped += len(action_text(turn.action).encode()) + len(turn.observation.encode())
+            dropped += len((turn.prompt or "").encode()) + len((turn.response or "").encode())
+            skip += 1
+    return skip
