@@ -37,6 +37,7 @@ test-fast: venv
 
 lint: venv
 	$(VENV)/bin/ruff check src tests bench examples
+	$(VENV)/bin/ruff format --check src tests bench examples
 
 typecheck: venv
 	$(VENV)/bin/mypy
