@@ -6,7 +6,8 @@ Without --base-url (or AW_LOOKAHEAD_BASE_URL) it starts the embedded CPU
 server. Each repetition uses a fresh ~1,500-token history (a nonce in the task),
 so the first request of a step pays the prefill and the others can reuse it
 from the prefix cache. Prints wall time per step for both ways, their ratio,
-and the cached prompt tokens the server reported.
+the cached prompt tokens the replies reported, and the server's prefix-cache
+hit rate over each K's steps (from ``/metrics``, both ways together).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 import uuid
 from contextlib import ExitStack
 
+from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
@@ -61,11 +63,13 @@ async def run(
         await wm.predict(_history(), "echo warm-up")
         print(f"model {wm.model} at {base_url}; max_tokens {max_tokens}; {repeat} steps per cell")
         print(
-            f"{'K':>3} {'sequential s':>13} {'concurrent s':>13} {'ratio':>7} {'cached/prompt':>14}"
+            f"{'K':>3} {'sequential s':>13} {'concurrent s':>13} {'ratio':>7} "
+            f"{'cached/prompt':>14} {'server hit rate':>16}"
         )
         for k in ks:
             acts = [[{"keystrokes": c, "duration": 0.5}] for c in CANDIDATES[:k]]
             seq, conc, cached, prompt = [], [], 0, 0
+            before = await fetch_metrics(base_url, model=wm.model)
             for _ in range(repeat):
                 traj = _history()
                 t = time.perf_counter()
@@ -78,8 +82,13 @@ async def run(
                 conc.append(time.perf_counter() - t)
                 cached += sum(p.usage.cached_tokens or 0 for p in preds)
                 prompt += sum(p.usage.prompt_tokens for p in preds)
+            rate = (await fetch_metrics(base_url, model=wm.model)).since(before)
+            hit = rate.prefix_cache_hit_rate
             s, c = statistics.median(seq), statistics.median(conc)
-            print(f"{k:>3} {s:13.2f} {c:13.2f} {s / c:7.2f} {cached / max(prompt, 1):14.2f}")
+            print(
+                f"{k:>3} {s:13.2f} {c:13.2f} {s / c:7.2f} {cached / max(prompt, 1):14.2f} "
+                f"{'n/a' if hit is None else f'{hit:.0%}':>16}"
+            )
 
 
 def main() -> None:
