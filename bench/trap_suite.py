@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from aw_lookahead.lookahead import Lookahead
 from aw_lookahead.sandbox import TerminalSandbox, observation
+from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
@@ -161,10 +162,12 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
     )
     async with wm:
         await wm.resolve_model()
+        before = await fetch_metrics(args.base_url, model=wm.model)
         lk = Lookahead(wm, deadline_s=600.0)
         with_tally = _tally()
         rng = random.Random(args.seed)
         with_ok = [await _run_task(t, rng, lk, with_tally) for t in TASKS]
+        served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
     base_tally = _tally()
     base_ok = 0
     for r in range(args.baseline_runs):
@@ -183,6 +186,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "good_false_veto": share("good"),
         "success_with_lookahead": round(sum(with_ok) / len(TASKS), 3),
         "success_without_lookahead": round(base_ok / (len(TASKS) * args.baseline_runs), 3),
+        "prefix_cache_hit_rate": served.prefix_cache_hit_rate,
         "with_lookahead_tally": with_tally,
         "baseline_tally": base_tally,
         "per_task_with_lookahead": {t.name: ok for t, ok in zip(TASKS, with_ok, strict=True)},
@@ -213,6 +217,8 @@ def main() -> None:
     for key in ("failing_vetoed", "destructive_vetoed", "good_false_veto",
                 "success_with_lookahead", "success_without_lookahead"):  # fmt: skip
         table.add_row(key, f"{float(str(result[key])):.1%}")
+    hit = result["prefix_cache_hit_rate"]
+    table.add_row("server prefix-cache hit rate", "n/a" if hit is None else f"{hit:.1%}")
     Console().print(table)
 
 
