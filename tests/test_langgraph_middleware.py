@@ -87,8 +87,9 @@ def test_veto_message_reads_as_an_instruction(shell: ShellTool) -> None:
         "Predicted result:\n$ cat missing.txt\ncat: missing.txt: No such file or directory\n"
         "Why: a path does not exist (shell.no_such_file)\n"
         "Evidence: shell.no_such_file: 'cat: missing.txt: No such file or directory'\n"
-        "The action was NOT executed. Revise it (check names, paths and arguments, or take "
-        "a safer step that reaches the goal) and try again."
+        "The action was NOT executed. It is predicted to fail: check names, paths and "
+        "arguments (look first, e.g. list the directory or read the file), then try a "
+        "corrected action."
     )
     assert veto.name == "shell"
     assert veto.artifact["aw_lookahead"]["kind"] == "veto"

@@ -86,6 +86,27 @@ class DecisionKind(StrEnum):
     UNSIMULATED = "unsimulated"
 
 
+_NEXT_STEP: dict[Outcome, str] = {
+    Outcome.FAILURE: (
+        "It is predicted to fail: check names, paths and arguments (look first, e.g. list "
+        "the directory or read the file), then try a corrected action."
+    ),
+    Outcome.RISKY: (
+        "It is predicted to destroy or overwrite data: take a safer step that reaches the "
+        "goal (back up or move instead of deleting, narrow the target), or ask the user to "
+        "confirm it first."
+    ),
+    Outcome.NO_OP: (
+        "It is predicted to change nothing: take a step that makes progress toward the task "
+        "instead."
+    ),
+}
+_NEXT_STEP_ERROR = (
+    "Lookahead could not check it (see Why): retry later, choose a step you are sure of, "
+    "or ask the user to run it."
+)
+
+
 class Decision(BaseModel):
     """The engine's decision on one action, with its evidence."""
 
@@ -129,8 +150,7 @@ class Decision(BaseModel):
                     "Evidence: " + "; ".join(f"{s.name}: {s.matched!r}" for s in evidence[:5])
                 )
             lines.append(
-                "The action was NOT executed. Revise it (check names, paths and arguments, or "
-                "take a safer step that reaches the goal) and try again."
+                "The action was NOT executed. " + _NEXT_STEP.get(self.outcome, _NEXT_STEP_ERROR)
             )
             return "\n".join(lines)
         if self.kind is DecisionKind.UNSIMULATED:
