@@ -43,7 +43,7 @@ def test_simulate_prints_a_prediction(
         path, [Trajectory(domain="terminal", turns=[Turn(action="ls", observation="$ ls\na.txt")])]
     )
     argv = ["simulate", "cat a.txt", "--trajectory", str(path), "--base-url", vllm_server.base_url]
-    argv += ["--model", vllm_server.model, "--max-tokens", "16"]
+    argv += ["--model", vllm_server.model, "--max-tokens", "16", "--seed", "7"]
     assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["action"] == "cat a.txt"

@@ -95,34 +95,33 @@ async def test_gate_honours_policy(vllm_server: Any) -> None:
 
 
 async def test_llm_verdict_from_structured_output(vllm_server: Any) -> None:
-    judge = LLMJudge(
+    prediction = Prediction(
+        action="cat setup.py", observation="cat: setup.py: No such file or directory"
+    )
+    async with LLMJudge(
         vllm_server.model,
         base_url=vllm_server.base_url,
         api_key=vllm_server.api_key,
         max_tokens=120,
-    )
-    prediction = Prediction(
-        action="cat setup.py", observation="cat: setup.py: No such file or directory"
-    )
-    verdict = await judge.judge(TRAJ, "cat setup.py", prediction)
+    ) as judge:
+        verdict = await judge.judge(TRAJ, "cat setup.py", prediction)
     assert verdict.outcome in (Outcome.SUCCESS, Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY)
     assert verdict.progress is not None
     assert 0.0 <= verdict.progress <= 1.0
     assert verdict.tokens > 0
     assert verdict.signals[0].source == "llm"
-    await judge.aclose()
-    wm = OpenAIWorldModel(
-        vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120
-    )
-    wm_judge = LLMJudge.from_world_model(wm, max_tokens=120)
-    lk = Lookahead(wm, judges=[RuleJudge(), wm_judge], deadline_s=120)
-    result = await lk.select(TRAJ, ["ls", "ls -a"])
+    async with (
+        OpenAIWorldModel(
+            vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120
+        ) as wm,
+        LLMJudge.from_world_model(wm, max_tokens=120) as wm_judge,
+    ):
+        lk = Lookahead(wm, judges=[RuleJudge(), wm_judge], deadline_s=120)
+        result = await lk.select(TRAJ, ["ls", "ls -a"])
     for d in result.decisions:
         assert d.kind is not DecisionKind.UNSIMULATED, d.error
         assert d.progress is not None
         assert d.score == d.progress
-    await wm_judge.aclose()
-    await wm.aclose()
 
 
 async def test_llm_judge_rejects_unstructured_reply(vllm_server: Any) -> None:

@@ -54,7 +54,7 @@ def _long_history(turns: int, words: int) -> Trajectory:
 @pytest.fixture
 async def wm(vllm_server: Any) -> AsyncIterator[OpenAIWorldModel]:
     model = OpenAIWorldModel(
-        vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120
+        vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120, seed=7
     )
     yield model
     await model.aclose()
@@ -142,7 +142,7 @@ async def test_model_defaults_to_the_only_served_one(vllm_server: Any) -> None:
 @pytest.mark.integration
 def test_sync_wrapper(vllm_server: Any) -> None:
     with SyncWorldModel(
-        OpenAIWorldModel(vllm_server.model, base_url=vllm_server.base_url, max_tokens=8)
+        OpenAIWorldModel(vllm_server.model, base_url=vllm_server.base_url, max_tokens=8, seed=7)
     ) as wm:
         preds = wm.predict_many(_long_history(1, 5), ["ls", "pwd"])
         assert [p.action for p in preds] == ["ls", "pwd"]

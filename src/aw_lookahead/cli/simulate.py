@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--prompts", help="folder with system prompt overrides (<domain>.md)")
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--temperature", type=float, default=0.6)
+    p.add_argument("--seed", type=int, default=None, help="sampling seed (reproducible output)")
     p.add_argument(
         "--thinking",
         choices=["on", "off", "server"],
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             args,
             max_tokens=args.max_tokens,
             temperature=args.temperature,
+            seed=args.seed,
             thinking=thinking,
             prompts=prompts,
         ) as wm:
