@@ -102,7 +102,6 @@ async def test_llm_verdict_from_structured_output(vllm_server: Any) -> None:
         vllm_server.model,
         base_url=vllm_server.base_url,
         api_key=vllm_server.api_key,
-        max_tokens=120,
     ) as judge:
         verdict = await judge.judge(TRAJ, "cat setup.py", prediction)
     assert verdict.outcome in (Outcome.SUCCESS, Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY)
@@ -114,7 +113,7 @@ async def test_llm_verdict_from_structured_output(vllm_server: Any) -> None:
         OpenAIWorldModel(
             vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120
         ) as wm,
-        LLMJudge.from_world_model(wm, max_tokens=120) as wm_judge,
+        LLMJudge.from_world_model(wm) as wm_judge,
     ):
         lk = Lookahead(wm, judges=[RuleJudge(), wm_judge], deadline_s=120)
         result = await lk.select(TRAJ, ["ls", "ls -a"])

@@ -67,7 +67,7 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "properties": {
         "outcome": {"type": "string", "enum": ["success", "failure", "no_op", "risky"]},
         "progress": {"type": "number", "minimum": 0, "maximum": 1},
-        "reason": {"type": "string", "maxLength": 160},
+        "reason": {"type": "string", "maxLength": 120},
     },
     "required": ["outcome", "progress", "reason"],
     "additionalProperties": False,
@@ -108,12 +108,10 @@ class LLMJudge:
     ``history_turns`` recent turns are shown, each clipped to ``max_chars``.
     ``structured=False`` drops ``response_format`` (servers without structured
     outputs); the reply must still be a valid verdict or the judge raises.
-    ``compact`` (vLLM only, on by default) also forbids free whitespace in the
-    JSON: small models otherwise pad it with newlines until ``max_tokens``
-    (measured: 1 reply in 60 at temperature 0.7 on SmolLM2-135M, 0 with it).
-    Set ``compact=False`` for servers that reject vLLM's ``structured_outputs``.
-    The schema caps ``reason`` at 160 characters, so a model that repeats
-    itself inside the string still closes the JSON within ``max_tokens``.
+    The schema caps ``reason`` at 120 characters, so a model that repeats
+    itself inside the string still closes the JSON within the default
+    ``max_tokens`` (measured on SmolLM2-135M: without the cap 2 verdicts in 80
+    ran into a 120-token limit).
     """
 
     def __init__(
@@ -130,7 +128,6 @@ class LLMJudge:
         max_chars: int = 2000,
         extra_body: dict[str, Any] | None = None,
         structured: bool = True,
-        compact: bool = True,
     ) -> None:
         self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
         self.base_url = self.provider.base_url
@@ -150,7 +147,6 @@ class LLMJudge:
         self.max_chars = max_chars
         self.extra_body = dict(extra_body or {})
         self.structured = structured
-        self.compact = compact
 
     async def aclose(self) -> None:
         """Close the HTTP client this judge made (an injected client is left open)."""
@@ -212,11 +208,6 @@ class LLMJudge:
                 "type": "json_schema",
                 "json_schema": {"name": "verdict", "schema": VERDICT_SCHEMA, "strict": True},
             }
-            if self.compact:
-                body["structured_outputs"] = {
-                    "json": VERDICT_SCHEMA,
-                    "disable_any_whitespace": True,
-                }
         try:
             completion = await self._client.chat.completions.create(
                 model=self.model,
