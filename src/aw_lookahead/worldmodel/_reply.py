@@ -1,9 +1,16 @@
-"""Turning a reply's text into a checked :class:`~aw_lookahead.prompts.ParsedReply`."""
+"""Turning a reply's text into a checked :class:`~aw_lookahead.worldmodel.Prediction`.
+
+Shared by every backend, so what counts as unusable and what counts as
+truncated is decided in one place.
+"""
 
 from __future__ import annotations
 
 from aw_lookahead.errors import ReplyParseError
 from aw_lookahead.prompts import ParsedReply, parse_reply
+from aw_lookahead.trajectory import Action
+
+from .base import Prediction, Usage
 
 
 def checked_reply(content: str, reasoning: str | None, *, strict: bool) -> ParsedReply:
@@ -22,3 +29,33 @@ def checked_reply(content: str, reasoning: str | None, *, strict: bool) -> Parse
             content,
         )
     return parsed
+
+
+def reply_prediction(
+    action: Action,
+    content: str,
+    reasoning: str | None,
+    *,
+    strict: bool,
+    model: str,
+    usage: Usage,
+    latency_s: float,
+    finish_reason: str | None,
+    trimmed_turns: int = 0,
+) -> Prediction:
+    """The prediction for one reply; truncated when it hit the token limit or left its
+    observation block open."""
+    parsed = checked_reply(content, reasoning, strict=strict)
+    return Prediction(
+        action=action,
+        observation=parsed.observation,
+        reasoning=parsed.reasoning,
+        raw=content,
+        model=model,
+        usage=usage,
+        latency_s=latency_s,
+        finish_reason=finish_reason,
+        truncated=finish_reason == "length" or parsed.unclosed,
+        trimmed_turns=trimmed_turns,
+        parse_method=parsed.method,
+    )

@@ -39,7 +39,7 @@ from aw_lookahead.errors import ConfigError, ContextTooLongError, ReplyParseErro
 from aw_lookahead.prompts import PromptSet, render_messages
 from aw_lookahead.trajectory import Action, Trajectory
 
-from ._reply import checked_reply
+from ._reply import reply_prediction
 from .base import BaseWorldModel, Prediction, Usage
 
 __all__ = ["VLLMOfflineWorldModel"]
@@ -162,23 +162,20 @@ class VLLMOfflineWorldModel(BaseWorldModel):
             raise ReplyParseError("the engine returned no completion", raw="")
         completion = output.outputs[0]
         content = completion.text or ""
-        parsed = checked_reply(content, None, strict=self.strict)
         usage = Usage(
             prompt_tokens=len(output.prompt_token_ids or []),
             completion_tokens=len(completion.token_ids or []),
             cached_tokens=getattr(output, "num_cached_tokens", None),
         )
-        return Prediction(
-            action=action,
-            observation=parsed.observation,
-            reasoning=parsed.reasoning,
-            raw=content,
+        return reply_prediction(
+            action,
+            content,
+            None,
+            strict=self.strict,
             model=self.served_name,
             usage=usage,
             latency_s=latency,
             finish_reason=completion.finish_reason,
-            truncated=completion.finish_reason == "length" or parsed.unclosed,
-            parse_method=parsed.method,
         )
 
     # ------------------------------------------------------------------ batches

@@ -48,7 +48,7 @@ from aw_lookahead.prompts import PromptSet, render_messages
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 
 from ._context import context_too_long, is_context_error, plan_skip
-from ._reply import checked_reply
+from ._reply import reply_prediction
 from .base import BaseWorldModel, Prediction, Usage
 from .provider import DEFAULT_BASE_URL, OpenAIProvider
 
@@ -298,9 +298,6 @@ class OpenAIWorldModel(BaseWorldModel):
         extra = msg.model_extra or {}
         reasoning = extra.get("reasoning") or extra.get("reasoning_content")
         content = msg.content or ""
-        parsed = checked_reply(
-            content, reasoning if isinstance(reasoning, str) else None, strict=self.strict
-        )
         usage = Usage()
         if completion.usage is not None:
             details = completion.usage.prompt_tokens_details
@@ -309,18 +306,16 @@ class OpenAIWorldModel(BaseWorldModel):
                 completion_tokens=completion.usage.completion_tokens or 0,
                 cached_tokens=details.cached_tokens if details is not None else None,
             )
-        return Prediction(
-            action=action,
-            observation=parsed.observation,
-            reasoning=parsed.reasoning,
-            raw=content,
+        return reply_prediction(
+            action,
+            content,
+            reasoning if isinstance(reasoning, str) else None,
+            strict=self.strict,
             model=self.model,
             usage=usage,
             latency_s=latency,
             finish_reason=choice.finish_reason,
-            truncated=choice.finish_reason == "length" or parsed.unclosed,
             trimmed_turns=skip,
-            parse_method=parsed.method,
         )
 
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
