@@ -24,6 +24,7 @@ VERB_MODULES: tuple[str, ...] = (
     "proxy",
     "eval",
     "record",
+    "data",
     "train",
 )
 
