@@ -63,7 +63,7 @@ def world_model_from_args(args: argparse.Namespace, **kwargs: Any) -> OpenAIWorl
         args.model,
         base_url=args.base_url,
         api_key=args.api_key,
-        timeout=args.timeout,
+        timeout=kwargs.pop("timeout", args.timeout),
         retries=kwargs.pop("retries", 1),
         **kwargs,
     )
