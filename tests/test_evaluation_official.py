@@ -191,7 +191,8 @@ def test_official_run_sends_records_verbatim_and_fails_like_the_reference(
             assert body == {"model": vllm_server.model, "messages": messages,
                             "max_tokens": 8, "temperature": 0.6}, sample_id  # fmt: skip
         raw = [r for r in relay.raw if b"caf" in r]
-        assert raw and all(b"caf\\\\u00e9" in r for r in raw)  # the escape is sent as is
+        assert raw
+        assert all(b"caf\\\\u00e9" in r for r in raw)
 
         recs = latest_records(out / "predictions.jsonl")
         assert set(recs) == {"pretty", "excerpt", "string-prompt", "too-long", "empty", "unclosed"}
@@ -203,7 +204,8 @@ def test_official_run_sends_records_verbatim_and_fails_like_the_reference(
         assert (recs["empty"]["gen"], recs["empty"]["observation"]) == ("", None)
         assert recs["empty"]["failure"] == "empty_reply"
         assert recs["unclosed"]["observation"] == "No output"
-        assert recs["pretty"]["gen"] and "rule" in recs["pretty"]
+        assert recs["pretty"]["gen"]
+        assert "rule" in recs["pretty"]
 
         # the reference judge: its system prompts and template from a folder, its layout
         judge_dir = _judge_folder(tmp_path / "qwen-agentworld")
@@ -254,7 +256,8 @@ def test_official_run_sends_records_verbatim_and_fails_like_the_reference(
     assert report["gap_note"] is None
     md = (out / "report.md").read_text()
     assert "Official protocol and reference judge" in md
-    assert f"model {vllm_server.model}" in md and "on 6 samples" in md
+    assert f"model {vllm_server.model}" in md
+    assert "on 6 samples" in md
 
 
 def test_ours_protocol_is_labelled_and_reports_trimming(

@@ -134,6 +134,9 @@ def _reference_line(rec: dict[str, Any], judged: bool) -> dict[str, Any]:
         return line
     verdict: dict[str, Any] = rec["judge"] if isinstance(rec.get("judge"), dict) else {}
     extracted = rec.get("extracted_output", rec.get("observation")) or ""
+    if not line["gen"]:  # the reference skips the judge: no scores at all
+        line.update(failed=1.0, error_message="No model generation")
+        return line
     if not verdict or verdict.get("failed", True) or "total" not in verdict:
         line.update(
             total_score=0,
