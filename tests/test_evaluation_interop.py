@@ -131,8 +131,22 @@ def test_judge_reads_reference_predictions(
     assert "Qwen-AgentWorld-35B-A3B" not in md
 
 
-def test_report_with_our_rubric_judge_shows_no_gap_and_says_why(
-    reference_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("protocol", "verdict", "why"),
+    [
+        ("official", {"kind": "rubric"}, "judged with aw-lookahead's rubric judge"),
+        ("ours", {"kind": "reference", "user_template": "/x/task_configs.py"}, "protocol 'ours'"),
+        ("official", {"kind": "reference", "user_template": "aw-lookahead wording"},
+         "our own user-message wording"),
+    ],
+)  # fmt: skip
+def test_report_shows_no_gap_and_says_why(
+    reference_run: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    protocol: str,
+    verdict: dict[str, Any],
+    why: str,
 ) -> None:
     ours = tmp_path / "ours"
     ours.mkdir()
@@ -141,17 +155,17 @@ def test_report_with_our_rubric_judge_shows_no_gap_and_says_why(
         for r in recs:
             sample = {k: r[k] for k in ("task", "id", "prompt", "response", "current_prompt",
                                         "system_str", "turn_idx", "total_turns")}  # fmt: skip
-            verdict = {"kind": "rubric", "failed": False, "model": "small",
-                       **{d: 3 for d in DIMS}, "total": 3.0, "total_100": 50.0}  # fmt: skip
+            judge = {**verdict, "failed": False, "model": "small",
+                     **{d: 3 for d in DIMS}, "total": 3.0, "total_100": 50.0}  # fmt: skip
             fh.write(json.dumps({"id": r["id"], "domain": r["task"].split("/")[-1],
-                                 "protocol": "official", "sample": sample, "status": "ok",
-                                 "observation": "x", "judge": verdict}) + "\n")  # fmt: skip
+                                 "protocol": protocol, "sample": sample, "status": "ok",
+                                 "observation": "x", "judge": judge}) + "\n")  # fmt: skip
     report = _report(ours, capsys)
     assert report["gaps"] == {}
-    assert "rubric judge" in report["gap_note"]
+    assert why in report["gap_note"]
     assert report["rows"]["overall"]["score"] == 50.0
     md = (ours / "report.md").read_text()
-    assert "No gap shown" in md
+    assert f"No gap shown: {report['gap_note']}" in md
     assert "| Qwen-AgentWorld" not in md
 
 

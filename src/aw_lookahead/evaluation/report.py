@@ -25,6 +25,7 @@ from typing import Any
 from ._io import JUDGED_FILE, PREDICTIONS_FILE
 from .interop import usable_records
 from .judge import DIMENSIONS, to_published_scale
+from .reference_judge import OWN_TEMPLATE_LABEL
 
 __all__ = ["PUBLISHED", "build_report", "render_markdown", "write_report"]
 
@@ -71,7 +72,9 @@ def _summarise(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return row
 
 
-def _why_no_gap(recs: list[dict[str, Any]], protocols: set[str], kinds: set[str]) -> str | None:
+def _why_no_gap(
+    recs: list[dict[str, Any]], protocols: set[str], kinds: set[str], templates: list[str]
+) -> str | None:
     if not any(isinstance(r.get("judge"), dict) for r in recs):
         return "not judged yet (run `aw-lookahead eval judge`); published scores are judge scores"
     if protocols != {"official"}:
@@ -84,6 +87,12 @@ def _why_no_gap(recs: list[dict[str, Any]], protocols: set[str], kinds: set[str]
             "judged with aw-lookahead's rubric judge, whose prompts, decoding and scale anchors "
             "differ from the reference judge; rejudge with `eval judge --judge-prompts "
             "<Qwen-AgentWorld checkout>` to compare with the published numbers"
+        )
+    if OWN_TEMPLATE_LABEL in templates:
+        return (
+            "the reference judge ran with our own user-message wording (no reference template "
+            "was found beside its prompts); pass a full Qwen-AgentWorld checkout as "
+            "--judge-prompts"
         )
     return None
 
@@ -110,7 +119,7 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
     kinds = Counter(str(j.get("kind", "rubric")) for j in verdicts)
     models = sorted({str(j["model"]) for j in verdicts if j.get("model")})
     templates = sorted({str(j["user_template"]) for j in verdicts if j.get("user_template")})
-    why = _why_no_gap(recs, set(protocols), set(kinds))
+    why = _why_no_gap(recs, set(protocols), set(kinds), templates)
     gaps: dict[str, dict[str, float]] = {}
     if why is None:
         for model, table in PUBLISHED.items():
@@ -156,9 +165,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     """The report as markdown: labels, scores beside rule metrics, gaps or why there are none."""
     rows: dict[str, dict[str, Any]] = report["rows"]
     judge = report["judge"]
+    templates = ", ".join(judge["user_templates"])
     out = [
         f"Protocol: {_counts(report['protocol'])}. Judge: {_counts(judge['kinds'])}; "
-        f"model {', '.join(judge['models']) or 'not recorded'}. Samples: {report['samples']}.",
+        f"model {', '.join(judge['models']) or 'not recorded'}"
+        + (f"; user template {templates}" if templates else "")
+        + f". Samples: {report['samples']}.",
         "",
     ]
     cols = ["n", "judged", "judge_failed", "score", *DIMENSIONS, "rule_pass", "masked_exact",
