@@ -292,3 +292,16 @@ def test_judge_prompts_folder_layouts(tmp_path: Path) -> None:
     empty.mkdir()
     assert main(["eval", "judge", "--out", str(tmp_path), "--judge-base-url", "http://x/v1",
                  "--judge-model", "m", "--judge-prompts", str(empty)]) == 2  # fmt: skip
+
+
+def test_reference_output_budget_that_cannot_fit_stops_at_once(
+    vllm_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "one_test.jsonl"
+    data.write_text(json.dumps(_records()[2]) + "\n")
+    argv = ["eval", "run", "--data", str(data), "--out", str(tmp_path / "o"), "--no-progress",
+            "--base-url", vllm_server.base_url, "--model", vllm_server.model]  # fmt: skip
+    assert main(argv) == 2  # the default 32,768 tokens exceed the 4,096-token test server
+    err = capsys.readouterr().err
+    assert "--max-tokens 32768 does not fit" in err
+    assert not (tmp_path / "o" / "predictions.jsonl").exists()

@@ -234,9 +234,8 @@ def _run(args: argparse.Namespace) -> int:
 async def _served_context(model: Any) -> int | None:
     from aw_lookahead.errors import WorldModelError
 
-    lookup = getattr(model, "_lookup", model)
     try:
-        for info in await lookup.list_models():
+        for info in await model.list_models():
             if info.id == model.model:
                 return int(info.max_model_len) if info.max_model_len else None
     except WorldModelError:

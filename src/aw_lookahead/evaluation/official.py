@@ -46,7 +46,7 @@ from aw_lookahead.errors import (
 )
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import TurnSample
-from aw_lookahead.worldmodel.openai_api import OpenAIWorldModel
+from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
 
 __all__ = [
     "NO_OUTPUT",
@@ -274,6 +274,10 @@ class OfficialModel:
     async def resolve_model(self) -> str:
         """Check the model is served (pick the only one when unset)."""
         return await self._lookup.resolve_model()
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models the server serves, with their context length where it says."""
+        return await self._lookup.list_models()
 
     async def aclose(self) -> None:
         await self._lookup.aclose()
