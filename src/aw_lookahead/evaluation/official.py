@@ -213,7 +213,7 @@ class OfficialReply:
     model: str
 
 
-def _timeout(seconds: float) -> dict[str, Any]:
+def request_timeout(seconds: float) -> dict[str, Any]:
     """The ``timeout`` keyword: ``seconds`` overall, 5 s to connect (the client default)."""
     return {"timeout": httpx.Timeout(seconds, connect=5.0)}
 
@@ -322,7 +322,7 @@ class OfficialModel:
                 messages=messages,  # type: ignore[arg-type]
                 max_tokens=self.max_tokens,
                 temperature=self.temperature,
-                **_timeout(self.timeout),
+                **request_timeout(self.timeout),
             )
         except (openai.OpenAIError, ValueError) as exc:
             raise self._error(exc) from exc
