@@ -70,10 +70,11 @@ def test_run_killed_midway_then_rerun_finishes_only_missing(
     ok_ids = [r["id"] for r in records if r["status"] == "ok"]
     assert len(ok_ids) == len(set(ok_ids)) == 5  # nothing predicted twice
     for r in records:
-        assert "raw" in r
-        assert "rule" in r
+        assert r["protocol"] == "official"  # AgentWorldBench input: the reference protocol
+        assert "gen" in r
         assert r["sample"]["system_str"]
-        assert r["rule"]["verdict"] in (0, 1)
+        if r.get("observation") is not None:
+            assert r["rule"]["verdict"] in (0, 1)
 
     # judge (the same tiny model), then report
     assert main(["eval", "judge", "--out", str(out), "--judge-base-url", vllm_server.base_url,
@@ -99,7 +100,25 @@ def test_run_killed_midway_then_rerun_finishes_only_missing(
     assert row["judged"] + row["judge_failed"] == 5
     for name in ("report.md", "report.json", "report.html", "report.png"):
         assert (out / name).stat().st_size > 0
-    assert "Qwen-AgentWorld-35B-A3B" in (out / "report.md").read_text()
+    md = (out / "report.md").read_text()
+    assert "No gap shown: judged with aw-lookahead's rubric judge" in md
+    assert "| Qwen-AgentWorld-35B-A3B" not in md
+    assert report["gaps"] == {}
+
+    # exported for the reference script: its aggregation gives our numbers
+    assert main(["eval", "export", "--out", str(out), "--to", str(tmp_path / "ref")]) == 0
+    exported = _lines(tmp_path / "ref" / "judged.jsonl")
+    assert len(exported) == 5
+    assert _reference_overall(exported) == report["rows"]["overall"]["score"]
+
+
+def _reference_overall(jobs: list[dict[str, Any]]) -> float | None:
+    """The reference ``score`` step's overall number, written out from its documented rule."""
+    totals = [j["total_score"] for j in jobs
+              if j.get("failed", 1.0) == 0.0 and j.get("total_score", 0) != 0]  # fmt: skip
+    if not totals:
+        return None
+    return round((sum(totals) / len(totals) - 1) / 4 * 100, 2)
 
 
 def test_record_terminal_writes_agentworldbench(tmp_path: Path) -> None:

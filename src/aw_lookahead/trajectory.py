@@ -267,12 +267,12 @@ def _validate(model: type[ModelT], obj: dict[str, Any], source: str, line: int) 
         ) from exc
 
 
-def _jsonl_files(path: str | Path) -> list[Path]:
+def _jsonl_files(path: str | Path, pattern: str = "*.jsonl") -> list[Path]:
     p = Path(path)
     if p.is_dir():
-        files = sorted(p.glob("*.jsonl"))
+        files = sorted(p.glob(pattern))
         if not files:
-            raise TrajectoryError("the folder holds no *.jsonl files", source=str(p))
+            raise TrajectoryError(f"the folder holds no {pattern} files", source=str(p))
         return files
     return [p]
 
@@ -293,15 +293,16 @@ def read_agentworldbench(path: str | Path) -> Iterator[TurnSample]:
             yield awb_to_sample(obj, source=str(file), line=lineno)
 
 
-def load_turn_samples(path: str | Path) -> Iterator[TurnSample]:
+def load_turn_samples(path: str | Path, *, pattern: str = "*.jsonl") -> Iterator[TurnSample]:
     """Stream samples from either format, detected per record.
 
     AgentWorldBench records (``prompt``/``response``) give one sample each;
     trajectories in our schema (``turns``) expand into one sample per turn.
+    A folder is read as its files matching ``pattern``.
     """
     from ._awb import awb_to_sample
 
-    for file in _jsonl_files(path):
+    for file in _jsonl_files(path, pattern):
         for lineno, obj in iter_jsonl_dicts(file):
             if "turns" in obj:
                 yield from _validate(Trajectory, obj, str(file), lineno).turn_samples()

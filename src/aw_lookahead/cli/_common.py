@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any
 
+from aw_lookahead.prompts import PromptSet
 from aw_lookahead.worldmodel.openai_api import (
     DEFAULT_BASE_URL,
     ENV_API_KEY,
@@ -39,12 +40,30 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_prompts_option(parser: argparse.ArgumentParser) -> None:
+    """``--prompts FOLDER``: system prompt overrides for every verb that renders prompts."""
+    parser.add_argument(
+        "--prompts",
+        default=None,
+        help="folder of system prompt overrides: <domain>.md / <domain>.txt or the reference "
+        "layout <domain>/system_prompt.txt; {placeholders} are filled or removed",
+    )
+
+
+def prompts_from_args(args: argparse.Namespace) -> PromptSet | None:
+    """The :class:`PromptSet` named by ``--prompts`` (``None`` when not given)."""
+    folder = getattr(args, "prompts", None)
+    return PromptSet(folder) if folder else None
+
+
 def world_model_from_args(args: argparse.Namespace, **kwargs: Any) -> OpenAIWorldModel:
+    if "prompts" not in kwargs:
+        kwargs["prompts"] = prompts_from_args(args)
     return OpenAIWorldModel(
         args.model,
         base_url=args.base_url,
         api_key=args.api_key,
-        timeout=args.timeout,
+        timeout=kwargs.pop("timeout", args.timeout),
         retries=kwargs.pop("retries", 1),
         **kwargs,
     )

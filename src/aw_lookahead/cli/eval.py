@@ -8,25 +8,71 @@ import json
 import os
 from typing import Any
 
-from ._common import add_server_options, world_model_from_args
+from aw_lookahead.evaluation._io import TEST_PATTERN
+from aw_lookahead.evaluation.official import (
+    PROTOCOLS,
+    REFERENCE_MAX_TOKENS,
+    REFERENCE_RETRIES,
+    REFERENCE_TEMPERATURE,
+    REFERENCE_TIMEOUT_S,
+)
+
+from ._common import (
+    add_prompts_option,
+    add_server_options,
+    prompts_from_args,
+    world_model_from_args,
+)
+
+OURS_MAX_TOKENS = 4096
+OURS_TIMEOUT_S = 60.0
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "eval",
-        help="evaluate a world model's fidelity (run, judge, report)",
+        help="evaluate a world model's fidelity (run, judge, report, export)",
         description="Fidelity evaluation: predict (run), score with an LLM judge (judge), "
-        "tabulate (report). Results live in one folder; run and judge resume.",
+        "tabulate (report), write files for the reference script (export). Results live in "
+        "one folder; run and judge resume. Files of the reference AgentWorldBench script "
+        "are read as well.",
     )
     sub = parser.add_subparsers(dest="eval_verb", metavar="STEP", required=True)
 
     p_run = sub.add_parser("run", help="predict every sample (resumable)")
     p_run.add_argument("--data", required=True, help="AgentWorldBench JSONL file or folder")
+    p_run.add_argument(
+        "--pattern",
+        default=TEST_PATTERN,
+        help="files read from a --data folder (default %(default)s, as the reference script)",
+    )
     p_run.add_argument("--out", required=True, help="result folder (predictions.jsonl)")
     add_server_options(p_run)
+    p_run.set_defaults(timeout=None)
+    add_prompts_option(p_run)
+    p_run.add_argument(
+        "--protocol",
+        choices=("auto", *PROTOCOLS),
+        default="auto",
+        help="official: the reference script's messages, request body, parser and failure "
+        "rules; ours: our renderer, context trimming, parser and sampling; auto (default): "
+        "official for AgentWorldBench records, ours for trajectories",
+    )
     p_run.add_argument("--concurrency", type=int, default=8, help="requests in flight")
-    p_run.add_argument("--max-tokens", type=int, default=4096, help="output budget per sample")
-    p_run.add_argument("--temperature", type=float, default=0.6)
+    p_run.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help=f"output budget per sample (default: {REFERENCE_MAX_TOKENS} official, "
+        f"{OURS_MAX_TOKENS} ours)",
+    )
+    p_run.add_argument("--temperature", type=float, default=REFERENCE_TEMPERATURE)
+    p_run.add_argument(
+        "--retries",
+        type=int,
+        default=REFERENCE_RETRIES,
+        help="client retries on connection errors, 429 and 5xx (default %(default)s)",
+    )
     p_run.add_argument("--limit", type=int, default=None, help="only the first N samples")
     p_run.add_argument("--no-resume", action="store_true", help="start over (truncate)")
     p_run.add_argument("--no-progress", action="store_true")
@@ -47,16 +93,41 @@ def register(subparsers: Any) -> None:
     )
     p_judge.add_argument("--judge-api-key", default=None)
     p_judge.add_argument(
+        "--judge",
+        choices=("auto", "rubric", "reference"),
+        default="auto",
+        help="rubric: our five-dimension rubric, constrained JSON; reference: the reference "
+        "judge prompts, layout, parser, sampling and retries (needs --judge-prompts); auto "
+        "(default): reference when --judge-prompts is given",
+    )
+    p_judge.add_argument(
+        "--judge-prompts",
+        default=None,
+        help="a Qwen-AgentWorld checkout (or its prompts/ folder) holding "
+        "<domain>/judge_system_prompt.txt",
+    )
+    p_judge.add_argument(
         "--constraint",
         choices=("regex", "json_schema"),
         default="regex",
-        help="regex: vLLM/SGLang structured_outputs (default); json_schema: OpenAI "
-        "response_format for other servers",
+        help="rubric judge: regex = vLLM/SGLang structured_outputs (default); json_schema = "
+        "OpenAI response_format for other servers",
     )
     p_judge.add_argument("--concurrency", type=int, default=8)
-    p_judge.add_argument("--max-tokens", type=int, default=256)
-    p_judge.add_argument("--retries", type=int, default=2, help="retries on unusable replies")
-    p_judge.add_argument("--timeout", type=float, default=120.0)
+    p_judge.add_argument(
+        "--max-tokens", type=int, default=None, help="default 256 rubric, 32768 reference"
+    )
+    p_judge.add_argument(
+        "--temperature", type=float, default=None, help="default 0.0 rubric, 0.6 reference"
+    )
+    p_judge.add_argument(
+        "--retries",
+        type=int,
+        default=None,
+        help="new attempts after an unusable reply (default 2 rubric; reference: 3 attempts "
+        "in all)",
+    )
+    p_judge.add_argument("--timeout", type=float, default=None, help="default 120 s rubric, 600 s")
     p_judge.add_argument("--no-resume", action="store_true")
     p_judge.add_argument("--no-progress", action="store_true")
     p_judge.add_argument("--json", action="store_true")
@@ -68,9 +139,21 @@ def register(subparsers: Any) -> None:
     p_rep.add_argument("--json", action="store_true", help="print the report as JSON")
     p_rep.set_defaults(func=run)
 
+    p_exp = sub.add_parser("export", help="write a run's files for the reference script")
+    p_exp.add_argument("--out", required=True, help="the result folder")
+    p_exp.add_argument("--to", required=True, help="folder for the exported files")
+    p_exp.add_argument(
+        "--format",
+        choices=("reference",),
+        default="reference",
+        help="reference: predictions.jsonl / judged.jsonl that `eval.py judge/score` read",
+    )
+    p_exp.add_argument("--json", action="store_true")
+    p_exp.set_defaults(func=run)
+
 
 def run(args: argparse.Namespace) -> int:
-    step = {"run": _run, "judge": _judge, "report": _report}[args.eval_verb]
+    step = {"run": _run, "judge": _judge, "report": _report, "export": _export}[args.eval_verb]
     return step(args)
 
 
@@ -81,23 +164,50 @@ def _emit(args: argparse.Namespace, summary: dict[str, Any], text: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.evaluation import load_samples, predict_samples
+    from aw_lookahead.evaluation.official import OfficialModel, default_protocol
 
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency must be >= 1, got {args.concurrency}")
-    samples = load_samples(args.data, limit=args.limit)
+    samples = load_samples(args.data, limit=args.limit, pattern=args.pattern)
+    protocol = default_protocol(samples) if args.protocol == "auto" else args.protocol
+    official = protocol == "official"
+    max_tokens = args.max_tokens or (REFERENCE_MAX_TOKENS if official else OURS_MAX_TOKENS)
+    timeout = args.timeout or (REFERENCE_TIMEOUT_S if official else OURS_TIMEOUT_S)
 
     async def go() -> Any:
-        wm = world_model_from_args(
-            args,
-            max_tokens=args.max_tokens,
-            temperature=args.temperature,
-            max_concurrency=args.concurrency,
-        )
-        async with wm:
-            await wm.resolve_model()
+        model: Any
+        if official:
+            model = OfficialModel(
+                args.model,
+                base_url=args.base_url,
+                api_key=args.api_key,
+                max_tokens=max_tokens,
+                temperature=args.temperature,
+                timeout=timeout,
+                retries=args.retries,
+                prompts=prompts_from_args(args),
+            )
+        else:
+            model = world_model_from_args(
+                args,
+                max_tokens=max_tokens,
+                temperature=args.temperature,
+                max_concurrency=args.concurrency,
+                timeout=timeout,
+                retries=args.retries,
+            )
+        async with model:
+            await model.resolve_model()
+            context = await _served_context(model)
+            if context is not None and max_tokens >= context:
+                raise ConfigError(
+                    f"--max-tokens {max_tokens} does not fit the server's {context}-token "
+                    "context: the server would refuse every request (the reference script "
+                    f"would score every sample failed); pass --max-tokens below {context}"
+                )
             return await predict_samples(
                 samples,
-                wm,
+                model,
                 args.out,
                 concurrency=args.concurrency,
                 progress=not args.no_progress,
@@ -105,33 +215,79 @@ def _run(args: argparse.Namespace) -> int:
             )
 
     stats = asyncio.run(go())
-    summary = {**stats.__dict__, "samples_per_s": round(stats.samples_per_s, 3), "out": args.out}
+    summary = {
+        **stats.__dict__,
+        "samples_per_s": round(stats.samples_per_s, 3),
+        "protocol": protocol,
+        "max_tokens": max_tokens,
+        "out": args.out,
+    }
     _emit(
         args,
         summary,
-        f"{stats.ok} predicted, {stats.failed} failed, {stats.skipped} already done "
-        f"({stats.total} samples, {stats.samples_per_s:.2f} samples/s) -> {args.out}",
+        f"protocol {protocol}: {stats.ok} predicted, {stats.failed} failed, {stats.skipped} "
+        f"already done ({stats.total} samples, {stats.samples_per_s:.2f} samples/s) -> {args.out}",
     )
     return 0 if stats.failed == 0 else 1
+
+
+async def _served_context(model: Any) -> int | None:
+    from aw_lookahead.errors import WorldModelError
+
+    try:
+        for info in await model.list_models():
+            if info.id == model.model:
+                return int(info.max_model_len) if info.max_model_len else None
+    except WorldModelError:
+        return None
+    return None
 
 
 def _judge(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.evaluation import LLMJudge, judge_predictions
+    from aw_lookahead.evaluation.reference_judge import (
+        ReferenceJudge,
+        load_reference_judge_prompts,
+    )
 
     if not args.judge_model or not args.judge_base_url:
         raise ConfigError("pass --judge-base-url and --judge-model (or their env variables)")
+    kind = args.judge
+    if kind == "auto":
+        kind = "reference" if args.judge_prompts else "rubric"
+    if kind == "reference" and not args.judge_prompts:
+        raise ConfigError(
+            "--judge reference needs --judge-prompts: a Qwen-AgentWorld checkout (or its "
+            "prompts/ folder) with <domain>/judge_system_prompt.txt"
+        )
 
     async def go() -> Any:
-        judge = LLMJudge(
-            args.judge_model,
-            base_url=args.judge_base_url,
-            api_key=args.judge_api_key,
-            max_tokens=args.max_tokens,
-            retries=args.retries,
-            timeout=args.timeout,
-            constraint=args.constraint,
-        )
+        judge: Any
+        if kind == "reference":
+            judge = ReferenceJudge(
+                args.judge_model,
+                load_reference_judge_prompts(args.judge_prompts),
+                base_url=args.judge_base_url,
+                api_key=args.judge_api_key,
+                max_tokens=args.max_tokens or REFERENCE_MAX_TOKENS,
+                temperature=(
+                    REFERENCE_TEMPERATURE if args.temperature is None else args.temperature
+                ),
+                attempts=3 if args.retries is None else args.retries + 1,
+                timeout=args.timeout or REFERENCE_TIMEOUT_S,
+            )
+        else:
+            judge = LLMJudge(
+                args.judge_model,
+                base_url=args.judge_base_url,
+                api_key=args.judge_api_key,
+                max_tokens=args.max_tokens or 256,
+                temperature=0.0 if args.temperature is None else args.temperature,
+                retries=2 if args.retries is None else args.retries,
+                timeout=args.timeout or 120.0,
+                constraint=args.constraint,
+            )
         try:
             return await judge_predictions(
                 args.out,
@@ -146,9 +302,19 @@ def _judge(args: argparse.Namespace) -> int:
     stats = asyncio.run(go())
     _emit(
         args,
-        {**stats.__dict__, "out": args.out},
-        f"{stats.ok} judged, {stats.failed} failed, {stats.skipped} already done -> {args.out}",
+        {**stats.__dict__, "judge": kind, "out": args.out},
+        f"{kind} judge: {stats.ok} judged, {stats.failed} failed, {stats.skipped} already "
+        f"done -> {args.out}",
     )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from aw_lookahead.evaluation.interop import export_reference
+
+    paths = export_reference(args.out, args.to)
+    files = {k: str(v) for k, v in paths.items()}
+    _emit(args, {"format": args.format, "files": files}, "written: " + ", ".join(files.values()))
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_server_options, world_model_from_args
+from ._common import add_prompts_option, add_server_options, world_model_from_args
 
 ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
 
@@ -37,6 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_transport_options(p, 8808)
     add_server_options(p)
+    add_prompts_option(p)
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     p.add_argument(
         "--on-error",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aw_lookahead.errors import ConfigError
 
-from ._common import add_server_options, world_model_from_args
+from ._common import add_prompts_option, add_server_options, world_model_from_args
 from .mcp import add_transport_options
 
 
@@ -54,6 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     add_transport_options(p, 8809)
     add_server_options(p)
+    add_prompts_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- the real server's command")
     p.set_defaults(func=run)
 

@@ -10,10 +10,15 @@ import sys
 from typing import Any
 
 from aw_lookahead.errors import UsageError
-from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Domain, Trajectory, Turn, read_trajectories
 
-from ._common import add_server_options, print_json, world_model_from_args
+from ._common import (
+    add_prompts_option,
+    add_server_options,
+    print_json,
+    prompts_from_args,
+    world_model_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--turns", type=int, default=None, help="use only the first N turns as history")
     p.add_argument("--history", help="inline JSON list of {action, observation} turns")
     p.add_argument("--task", help="the task instruction (first turn)")
-    p.add_argument("--prompts", help="folder with system prompt overrides (<domain>.md)")
+    add_prompts_option(p)
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--temperature", type=float, default=0.6)
     p.add_argument("--seed", type=int, default=None, help="sampling seed (reproducible output)")
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     trajectory = _history(args)
     action = parse_action(args.action)
     thinking = {"on": True, "off": False, "server": None}[args.thinking]
-    prompts = PromptSet(args.prompts) if args.prompts else None
+    prompts = prompts_from_args(args)
 
     async def go() -> int:
         async with world_model_from_args(

@@ -16,6 +16,8 @@ from typing import Any
 
 from aw_lookahead.training.classify import ClassifyConfig, TurnClass
 
+from ._common import add_prompts_option, prompts_from_args
+
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -36,6 +38,7 @@ def register(subparsers: Any) -> None:
         "AgentWorldBench records",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
+    add_prompts_option(p)
     p.add_argument("--method", choices=("lora", "full"), default="lora")
     p.add_argument(
         "--targets",
@@ -109,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         method=args.method,
         targets=args.targets,
+        prompts=args.prompts,
         max_len=args.max_len,
         epochs=args.epochs,
         max_steps=args.max_steps,
@@ -158,7 +162,12 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
     transformers = require("train", "transformers")
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
     _, report = prepare_dataset(
-        args.data, tokenizer, max_len=args.max_len, targets=args.targets, config=classify
+        args.data,
+        tokenizer,
+        max_len=args.max_len,
+        targets=args.targets,
+        config=classify,
+        prompts=prompts_from_args(args),
     )
     print(report.summary())
     json.dump(report.as_dict(), sys.stdout, indent=2)

@@ -21,6 +21,7 @@ from aw_lookahead.trajectory import TurnSample, load_turn_samples
 __all__ = [
     "JUDGED_FILE",
     "PREDICTIONS_FILE",
+    "TEST_PATTERN",
     "finished_ids",
     "latest_records",
     "load_samples",
@@ -68,10 +69,19 @@ def unique_ids(samples: list[TurnSample]) -> list[str]:
     return out
 
 
-def load_samples(data: str | Path, *, limit: int | None = None) -> list[TurnSample]:
-    """Samples from an AgentWorldBench file / folder (or trajectories), records unchanged."""
+TEST_PATTERN = "*_test.jsonl"
+
+
+def load_samples(
+    data: str | Path, *, limit: int | None = None, pattern: str = TEST_PATTERN
+) -> list[TurnSample]:
+    """Samples from an AgentWorldBench file / folder (or trajectories), records unchanged.
+
+    A folder is read as its ``pattern`` files (``*_test.jsonl``, the benchmark's
+    split files, as the reference script reads it).
+    """
     samples = []
-    for sample in load_turn_samples(data):
+    for sample in load_turn_samples(data, pattern=pattern):
         samples.append(sample)
         if limit is not None and len(samples) >= limit:
             break

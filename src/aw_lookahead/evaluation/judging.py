@@ -1,10 +1,13 @@
-"""``eval judge``: score a run's predictions with the LLM judge, resumably.
+"""``eval judge``: score a run's predictions with an LLM judge, resumably.
 
-Reads ``predictions.jsonl`` (latest record per id), writes ``judged.jsonl``
-in the same folder: each line is the prediction record plus ``judge``
-(the five scores, their mean, the 0-100 value, attempts, raw replies, error)
-and ``status`` (``ok`` when the judge gave valid scores, ``failed`` when it
-did not or when there was no prediction to judge). A rerun skips ids already
+Reads ``predictions.jsonl`` (latest record per id; ours or the reference
+script's), writes ``judged.jsonl`` in the same folder: each line is the
+prediction record plus ``judge`` (``kind``: ``rubric`` for our judge,
+``reference`` for :class:`~.reference_judge.ReferenceJudge`; the five scores,
+their mean, the 0-100 value, attempts, raw replies, error) and ``status``
+(``ok`` when the judge gave valid scores, ``failed`` when it did not or when
+there was no prediction to judge: a failed request, or an empty reply, which
+the reference counts as "No model generation"). A rerun skips ids already
 judged ``ok``.
 """
 
@@ -17,9 +20,11 @@ from typing import Any
 from aw_lookahead.errors import RunError
 from aw_lookahead.trajectory import TurnSample
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE, finished_ids, latest_records
+from ._io import JUDGED_FILE, PREDICTIONS_FILE, finished_ids
 from ._pool import write_concurrently
+from .interop import usable_records
 from .judge import LLMJudge, to_published_scale
+from .reference_judge import ReferenceJudge
 from .rules import RuleResult, verify_sample
 
 __all__ = ["JudgeStats", "judge_predictions"]
@@ -36,10 +41,12 @@ class JudgeStats:
     wall_s: float
 
 
-async def _judge_one(judge: LLMJudge, rec: dict[str, Any]) -> dict[str, Any]:
+async def _judge_one(judge: LLMJudge | ReferenceJudge, rec: dict[str, Any]) -> dict[str, Any]:
     out = dict(rec)
-    if rec.get("status") != "ok":
-        out.update(status="failed", judge={"failed": True, "error": "no prediction to judge"})
+    kind = "reference" if isinstance(judge, ReferenceJudge) else "rubric"
+    if rec.get("status") != "ok" or rec.get("observation") is None:
+        error = "no prediction to judge" if rec.get("status") != "ok" else "No model generation"
+        out.update(status="failed", judge={"kind": kind, "failed": True, "error": error})
         return out
     sample = TurnSample.from_agentworldbench(rec["sample"])
     observation = str(rec.get("observation", ""))
@@ -47,8 +54,15 @@ async def _judge_one(judge: LLMJudge, rec: dict[str, Any]) -> dict[str, Any]:
     if rule is None:
         rule = verify_sample(sample, observation)
         out["rule"] = rule.model_dump()
+    if isinstance(judge, ReferenceJudge):
+        verdict = await judge.verdict(rec["sample"], str(rec.get("extracted_output", observation)))
+        if not verdict["failed"]:
+            verdict["total_100"] = round(to_published_scale(verdict["total"]), 4)
+        out.update(status="failed" if verdict["failed"] else "ok", judge=verdict)
+        return out
     outcome = await judge.score(sample, observation, rule)
-    verdict: dict[str, Any] = {
+    verdict = {
+        "kind": kind,
         "failed": outcome.failed,
         "attempts": outcome.attempts,
         "raw": outcome.raw,
@@ -65,7 +79,7 @@ async def _judge_one(judge: LLMJudge, rec: dict[str, Any]) -> dict[str, Any]:
 
 async def judge_predictions(
     run_dir: str | Path,
-    judge: LLMJudge,
+    judge: LLMJudge | ReferenceJudge,
     *,
     concurrency: int = 8,
     progress: bool = True,
@@ -73,11 +87,11 @@ async def judge_predictions(
 ) -> JudgeStats:
     """Judge every prediction in ``run_dir``; results go to ``run_dir/judged.jsonl``."""
     run = Path(run_dir)
-    preds = latest_records(run / PREDICTIONS_FILE)
-    if not preds:
+    if not (run / PREDICTIONS_FILE).exists():
         raise RunError(
-            f"{run / PREDICTIONS_FILE} holds no predictions; run `aw-lookahead eval run` first"
+            f"{run / PREDICTIONS_FILE} does not exist; run `aw-lookahead eval run` first"
         )
+    preds = usable_records(run / PREDICTIONS_FILE)
     done = finished_ids(run / JUDGED_FILE) if resume else set()
     todo = [rec for i, rec in preds.items() if i not in done]
     stats = JudgeStats(len(preds), len(preds) - len(todo), 0, 0, 0.0)

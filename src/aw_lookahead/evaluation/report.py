@@ -4,22 +4,28 @@ Judge scores use the published AgentWorldBench scale, ``(mean - 1) / 4 * 100``
 of the per-sample mean over the five dimensions; "overall" pools all samples
 (as the reference evaluation script does), not the mean of the domains. A
 sample whose judge failed counts in ``n`` and ``judge_failed``, never in a
-mean. The gap to the published numbers is printed only for the domains the
-published tables cover, and it compares like with like only on the full
-AgentWorldBench with a strong judge.
+mean; a dimension scored 0 (the reference judge's "missing") is left out of
+that dimension's mean, as in the reference aggregation. The gap to the
+published numbers is printed only for runs under the ``official`` protocol
+judged by the reference judge, with the sample count and judge model;
+otherwise the report says why no gap is shown. Rule-check metrics sit beside
+the judge scores, and a domain where the judge is far above the rules is
+flagged.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
+from ._io import JUDGED_FILE, PREDICTIONS_FILE
+from .interop import usable_records
 from .judge import DIMENSIONS, to_published_scale
+from .reference_judge import OWN_TEMPLATE_LABEL
 
 __all__ = ["PUBLISHED", "build_report", "render_markdown", "write_report"]
 
@@ -42,6 +48,11 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 2)
 
 
+def _valid_mean(values: list[Any]) -> float | None:
+    kept = [v for v in values if isinstance(v, int | float) and v != 0]
+    return _round(to_published_scale(mean(kept))) if kept else None
+
+
 def _summarise(recs: list[dict[str, Any]]) -> dict[str, Any]:
     judged = [r["judge"] for r in recs if isinstance(r.get("judge"), dict)]
     valid = [j for j in judged if not j.get("failed") and "total" in j]
@@ -51,67 +62,144 @@ def _summarise(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "predicted": sum(1 for r in recs if r.get("observation") is not None),
         "judged": len(valid),
         "judge_failed": len(judged) - len(valid),
-        "score": _round(to_published_scale(mean(j["total"] for j in valid))) if valid else None,
+        "score": _valid_mean([j["total"] for j in valid]),
     }
     for d in DIMENSIONS:
-        row[d] = _round(to_published_scale(mean(j[d] for j in valid))) if valid else None
+        row[d] = _valid_mean([j.get(d, 0) for j in valid])
     row["rule_pass"] = _round(100 * mean(r["verdict"] for r in rules)) if rules else None
     row["masked_exact"] = _round(100 * mean(r["masked_exact"] for r in rules)) if rules else None
     row["line_f1"] = _round(100 * mean(r["line_f1"] for r in rules)) if rules else None
     return row
 
 
+def _why_no_gap(
+    recs: list[dict[str, Any]], protocols: set[str], kinds: set[str], templates: list[str]
+) -> str | None:
+    if not any(isinstance(r.get("judge"), dict) for r in recs):
+        return "not judged yet (run `aw-lookahead eval judge`); published scores are judge scores"
+    if protocols != {"official"}:
+        return (
+            "some predictions were made under protocol 'ours' (our renderer, trimming, parser "
+            "and sampling), not the reference protocol; rerun with `eval run --protocol official`"
+        )
+    if kinds != {"reference"}:
+        return (
+            "judged with aw-lookahead's rubric judge, whose prompts, decoding and scale anchors "
+            "differ from the reference judge; rejudge with `eval judge --judge-prompts "
+            "<Qwen-AgentWorld checkout>` to compare with the published numbers"
+        )
+    if OWN_TEMPLATE_LABEL in templates:
+        return (
+            "the reference judge ran with our own user-message wording (no reference template "
+            "was found beside its prompts); pass a full Qwen-AgentWorld checkout as "
+            "--judge-prompts"
+        )
+    return None
+
+
 def build_report(run_dir: str | Path) -> dict[str, Any]:
-    """Aggregate ``judged.jsonl`` (else ``predictions.jsonl``) of ``run_dir`` into a dict."""
+    """Aggregate ``judged.jsonl`` (else ``predictions.jsonl``) of ``run_dir`` into a dict.
+
+    Either file may be ours or the reference script's. Gaps to the published
+    scores are filled only when every record was predicted under the
+    ``official`` protocol and judged by the reference judge; otherwise
+    ``gap_note`` says why they are left out.
+    """
     run = Path(run_dir)
     source = run / JUDGED_FILE if (run / JUDGED_FILE).exists() else run / PREDICTIONS_FILE
-    recs = list(latest_records(source).values())
+    recs = list(usable_records(source).values())
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in recs:
         by_domain[str(r.get("domain", "?"))].append(r)
     domains = sorted(by_domain, key=lambda d: (_ORDER.index(d) if d in _ORDER else 99, d))
     rows = {d: _summarise(by_domain[d]) for d in domains}
     rows["overall"] = _summarise(recs)
+    protocols = Counter(str(r.get("protocol", "ours")) for r in recs)
+    verdicts = [r["judge"] for r in recs if isinstance(r.get("judge"), dict)]
+    kinds = Counter(str(j.get("kind", "rubric")) for j in verdicts)
+    models = sorted({str(j["model"]) for j in verdicts if j.get("model")})
+    templates = sorted({str(j["user_template"]) for j in verdicts if j.get("user_template")})
+    why = _why_no_gap(recs, set(protocols), set(kinds), templates)
     gaps: dict[str, dict[str, float]] = {}
-    for model, table in PUBLISHED.items():
-        gaps[model] = {
-            d: round(row["score"] - table[d], 2)
-            for d, row in rows.items()
-            if d in table and row["score"] is not None
-        }
+    if why is None:
+        for model, table in PUBLISHED.items():
+            gaps[model] = {
+                d: round(row["score"] - table[d], 2)
+                for d, row in rows.items()
+                if d in table and row["score"] is not None
+            }
+    disagree = [
+        d for d, row in rows.items()
+        if row["score"] is not None and row["line_f1"] is not None
+        and row["score"] - row["line_f1"] >= 40
+    ]  # fmt: skip
     samples = {
         d: [r["judge"]["total_100"] for r in by_domain[d] if r.get("judge", {}).get("total_100")
             is not None]
         for d in domains
     }  # fmt: skip
     f1 = {d: [r["rule"]["line_f1"] for r in by_domain[d] if r.get("rule")] for d in domains}
-    return {"source": str(source), "rows": rows, "published": PUBLISHED, "gaps": gaps,
-            "distributions": {"score": samples, "line_f1": f1}}  # fmt: skip
+    return {
+        "source": str(source),
+        "protocol": dict(protocols),
+        "judge": {"kinds": dict(kinds), "models": models, "user_templates": templates},
+        "samples": len(recs),
+        "rows": rows,
+        "published": PUBLISHED,
+        "gaps": gaps,
+        "gap_note": why,
+        "judge_rule_disagreement": disagree,
+        "distributions": {"score": samples, "line_f1": f1},
+    }
 
 
 def _cell(v: Any) -> str:
     return "–" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v))
 
 
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} ({v})" for k, v in counts.items()) or "none"
+
+
 def render_markdown(report: dict[str, Any]) -> str:
-    """The report as markdown tables (scores, rule metrics, gaps)."""
+    """The report as markdown: labels, scores beside rule metrics, gaps or why there are none."""
     rows: dict[str, dict[str, Any]] = report["rows"]
+    judge = report["judge"]
+    templates = ", ".join(judge["user_templates"])
+    out = [
+        f"Protocol: {_counts(report['protocol'])}. Judge: {_counts(judge['kinds'])}; "
+        f"model {', '.join(judge['models']) or 'not recorded'}"
+        + (f"; user template {templates}" if templates else "")
+        + f". Samples: {report['samples']}.",
+        "",
+    ]
     cols = ["n", "judged", "judge_failed", "score", *DIMENSIONS, "rule_pass", "masked_exact",
             "line_f1"]  # fmt: skip
-    out = ["## Fidelity by domain (judge scores 0-100: (mean-1)/4*100; rule metrics in %)", ""]
+    out += ["## Fidelity by domain (judge scores 0-100: (mean-1)/4*100; rule metrics in %)", ""]
     out.append("| domain | " + " | ".join(cols) + " |")
     out.append("|---" * (len(cols) + 1) + "|")
     for d, row in rows.items():
         out.append(f"| {_NAMES.get(d, d)} | " + " | ".join(_cell(row[c]) for c in cols) + " |")
-    shown = [d for d in rows if any(d in t for t in report["published"].values())]
+    for d in report["judge_rule_disagreement"]:
+        out.append(
+            f"\nJudge and rule check disagree on {_NAMES.get(d, d)}: judge score "
+            f"{rows[d]['score']:.2f} vs line F1 {rows[d]['line_f1']:.2f}%; read the judge's "
+            "replies before trusting its score."
+        )
     out += ["", "## Gap to published AgentWorldBench scores (ours − theirs)", ""]
+    if report["gap_note"] is not None:
+        out += [f"No gap shown: {report['gap_note']}.", ""]
+        return "\n".join(out)
+    shown = [d for d in rows if any(d in t for t in report["published"].values())]
     out.append("| reference model | " + " | ".join(_NAMES.get(d, d) for d in shown) + " |")
     out.append("|---" * (len(shown) + 1) + "|")
     for model, gap in report["gaps"].items():
         cells = [_cell(gap.get(d)) for d in shown]
         out.append(f"| {model} | " + " | ".join(cells) + " |")
-    out += ["", "Gaps compare like with like only on the full AgentWorldBench with a strong "
-            "judge; value claims need the reference model served on a GPU.", ""]  # fmt: skip
+    out += ["", f"Official protocol and reference judge (model "
+            f"{', '.join(judge['models']) or 'not recorded'}) on {report['samples']} samples; "
+            "the published tables use the full AgentWorldBench and a strong judge, so a "
+            "subset or a weak judge moves the numbers.", ""]  # fmt: skip
     return "\n".join(out)
 
 

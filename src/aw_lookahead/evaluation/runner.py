@@ -1,7 +1,17 @@
 """``eval run``: predict every sample's observation concurrently, resumably.
 
-Each sample is sent exactly as the benchmark renders it (the record's own
-``system_str`` and verbatim turn messages, see :mod:`aw_lookahead.prompts`).
+Two protocols, named in every record (``protocol``):
+
+* ``official`` (:mod:`.official`, via :class:`~.official.OfficialModel`): the
+  record's messages byte for byte and the reference script's request body,
+  parser and failure rules. The raw reply is kept as ``gen`` (the reference's
+  field); ``observation`` is what the reference judge would see. A failed
+  request is ``status: "error"`` with ``failure`` (``context_too_long``,
+  ``timeout``, ...); an empty reply is final (``status: "ok"``, ``gen: ""``,
+  ``observation: null``) and counts as a failed sample, as in the reference.
+* ``ours`` (any :class:`~aw_lookahead.worldmodel.WorldModel`): our renderer,
+  history trimming (``trimmed_turns``), parser and sampling.
+
 ``concurrency`` requests are in flight at once (a worker pool, so memory stays
 flat for large sets). Every reply is appended to ``predictions.jsonl`` as soon
 as it arrives, with the raw reply text, the reasoning (kept for inspection,
@@ -23,6 +33,7 @@ from aw_lookahead.worldmodel import WorldModel
 
 from ._io import PREDICTIONS_FILE, finished_ids, unique_ids
 from ._pool import write_concurrently
+from .official import OfficialModel, OfficialReply, clean_marker, extract_observation, failure_kind
 from .rules import verify_sample
 
 __all__ = ["RunStats", "predict_samples", "prediction_record"]
@@ -52,6 +63,7 @@ def prediction_record(
         "id": sample_id,
         "domain": sample.trajectory.domain.value,
         "turn_idx": sample.turn_idx,
+        "protocol": "official" if isinstance(result, OfficialReply) else "ours",
         "sample": sample.to_agentworldbench(),
     }
     if isinstance(result, BaseException):
@@ -60,6 +72,8 @@ def prediction_record(
         if isinstance(raw, str):
             rec["raw"] = raw
         return rec
+    if isinstance(result, OfficialReply):
+        return _official_record(rec, sample, result)
     rule = verify_sample(sample, result.observation)
     rec.update(
         status="ok",
@@ -72,14 +86,40 @@ def prediction_record(
         finish_reason=result.finish_reason,
         truncated=result.truncated,
         parse_method=result.parse_method,
+        trimmed_turns=result.trimmed_turns,
         rule=rule.model_dump(),
+    )
+    return rec
+
+
+def _official_record(
+    rec: dict[str, Any], sample: TurnSample, reply: OfficialReply
+) -> dict[str, Any]:
+    rec.update(
+        status="ok",
+        gen=reply.content,
+        reasoning=reply.reasoning,
+        model=reply.model,
+        usage=reply.usage,
+        latency_s=round(reply.latency_s, 4),
+        finish_reason=reply.finish_reason,
+    )
+    if not reply.content:
+        rec.update(observation=None, failure="empty_reply")
+        return rec
+    extracted = extract_observation(reply.content)
+    observation = clean_marker(extracted)
+    rec.update(
+        extracted_output=extracted,
+        observation=observation,
+        rule=verify_sample(sample, observation).model_dump(),
     )
     return rec
 
 
 async def predict_samples(
     samples: Sequence[TurnSample],
-    world_model: WorldModel,
+    world_model: WorldModel | OfficialModel,
     out_dir: str | Path,
     *,
     concurrency: int = 8,
@@ -88,8 +128,10 @@ async def predict_samples(
 ) -> RunStats:
     """Predict ``samples`` into ``out_dir/predictions.jsonl``; returns the counts.
 
-    World-model failures are recorded as ``status: "error"`` lines (and
-    retried by the next run); programming errors propagate.
+    An :class:`~.official.OfficialModel` runs the ``official`` protocol, any
+    other world model ours. World-model failures are recorded as
+    ``status: "error"`` lines (and retried by the next run); programming
+    errors propagate.
     """
     out = Path(out_dir) / PREDICTIONS_FILE
     ids = unique_ids(list(samples))
@@ -102,10 +144,16 @@ async def predict_samples(
         t0 = time.perf_counter()
         result: Any
         try:
-            result = await world_model.predict(sample.history, sample.action)
+            if isinstance(world_model, OfficialModel):
+                result = await world_model.complete(world_model.messages(sample))
+            else:
+                result = await world_model.predict(sample.history, sample.action)
         except WorldModelError as exc:
             result = exc
-        return prediction_record(sample_id, sample, result, time.perf_counter() - t0)
+        rec = prediction_record(sample_id, sample, result, time.perf_counter() - t0)
+        if isinstance(world_model, OfficialModel) and isinstance(result, WorldModelError):
+            rec.update(protocol="official", failure=failure_kind(result))
+        return rec
 
     stats.ok, stats.failed, stats.wall_s = await write_concurrently(
         todo,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -15,7 +16,18 @@ from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 Message = dict[str, str]
 
-_TOOLS_SLOT = "{tool_definitions}"
+_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SLOT_LINE = re.compile(r"^[ \t]*\{([A-Za-z_][A-Za-z0-9_]*)\}[ \t]*\n?", re.MULTILINE)
+
+
+def fill_placeholders(text: str, values: dict[str, str]) -> str:
+    """Fill ``{name}`` slots from ``values``; remove the others (a slot alone on its line
+    takes the line with it), so a loaded template never reaches a model with a raw slot.
+
+    Only identifiers in single braces count: JSON such as ``{"a": 1}`` is untouched.
+    """
+    text = _SLOT_LINE.sub(lambda m: m.group(0) if m.group(1) in values else "", text)
+    return _SLOT.sub(lambda m: values.get(m.group(1), ""), text)
 
 
 def tool_definitions_text(tools: Sequence[dict[str, Any]] | None) -> str:
@@ -30,8 +42,9 @@ class PromptSet:
 
     An override folder may hold ``<domain>.md`` / ``<domain>.txt`` files or the
     reference layout ``<domain>/system_prompt.txt``; domains without a file
-    keep the packaged prompt. ``{tool_definitions}`` in a prompt is replaced by
-    the trajectory's tool definitions.
+    keep the packaged prompt. ``{tool_definitions}`` (or ``{tools}``) in a prompt
+    is replaced by the trajectory's tool definitions; any other ``{name}`` slot
+    (e.g. the reference MCP/SWE prompts' ``{demonstrations}``) is removed.
     """
 
     def __init__(self, overrides: str | Path | None = None) -> None:
@@ -68,9 +81,10 @@ class PromptSet:
     def system(self, domain: Domain | str, *, tools: Sequence[dict[str, Any]] | None = None) -> str:
         """The system prompt for ``domain`` with tool definitions filled in."""
         text = self._texts[Domain.parse(domain)]
-        if _TOOLS_SLOT in text:
-            text = text.replace(_TOOLS_SLOT, tool_definitions_text(tools))
-        return text
+        if not _SLOT.search(text):
+            return text
+        definitions = tool_definitions_text(tools)
+        return fill_placeholders(text, {"tool_definitions": definitions, "tools": definitions})
 
 
 @functools.cache

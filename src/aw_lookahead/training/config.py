@@ -67,6 +67,8 @@ class TrainConfig:
     seed: int = 0
     classify: ClassifyConfig = field(default_factory=ClassifyConfig)
     progress: bool = True
+    prompts: Path | None = None
+    """Folder of system prompt overrides (see :class:`~aw_lookahead.prompts.PromptSet`)."""
 
     def __post_init__(self) -> None:
         self.model = Path(self.model)

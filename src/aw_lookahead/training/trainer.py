@@ -142,8 +142,15 @@ def train(cfg: TrainConfig) -> TrainResult:
     main = acc.is_main_process
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(cfg.model))
+    from aw_lookahead.prompts import PromptSet
+
     samples, report = prepare_dataset(
-        cfg.data, tokenizer, max_len=cfg.max_len, targets=cfg.targets, config=cfg.classify
+        cfg.data,
+        tokenizer,
+        max_len=cfg.max_len,
+        targets=cfg.targets,
+        config=cfg.classify,
+        prompts=PromptSet(cfg.prompts) if cfg.prompts else None,
     )
     if not samples:
         raise ConfigError(
