@@ -293,7 +293,8 @@ class RiskRouter:
                 self._tools[name] = tool
         self.read_only_domains = frozenset(read_only_domains)
 
-    def _find_tool(self, trajectory: Trajectory, name: str) -> Any:
+    def find_tool(self, trajectory: Trajectory, name: str) -> Any:
+        """The definition of tool ``name``: the trajectory's first, then the router's own."""
         for tool in trajectory.tools or ():
             if tool.get("name") == name:
                 return tool
@@ -307,7 +308,7 @@ class RiskRouter:
             and ("arguments" in action or "args" in action or trajectory.domain is Domain.MCP)
         ):
             name = str(action["name"])
-            tool = self._find_tool(trajectory, name)
+            tool = self.find_tool(trajectory, name)
             if tool is None:
                 return Route(
                     read_only=False,
