@@ -82,9 +82,11 @@ async def test_middleware_interrupt_then_approve_runs_the_call_once(
     request = pending.value
     assert request["type"] == "aw_lookahead.confirm"
     assert request["tool_call"]["args"] == {"command": RM_DATA}
-    assert request["outcome"] == "risky" and "removed directory" in request["prediction"]
+    assert request["outcome"] == "risky"
+    assert "removed directory" in request["prediction"]
     assert request["reason"]
-    assert shell.executed == {LS: 1} and _data_kept(shell)  # paused before rm ran
+    assert shell.executed == {LS: 1}
+    assert _data_kept(shell)
 
     resume = Command(resume="approve")
     out = await agent.ainvoke(resume, config) if use_async else agent.invoke(resume, config)
@@ -99,10 +101,12 @@ def test_middleware_interrupt_then_reject_returns_the_veto(shell: ShellTool) -> 
     config = _config()
     agent.invoke(INPUT, config)
     out = agent.invoke(Command(resume={"type": "reject", "message": "keep data/"}), config)
-    assert RM_DATA not in shell.executed and _data_kept(shell)
+    assert RM_DATA not in shell.executed
+    assert _data_kept(shell)
     answer = _answer_to(out, RM_DATA)
     assert answer.status == "error"
-    assert "NOT executed" in str(answer.content) and "keep data/" in str(answer.content)
+    assert "NOT executed" in str(answer.content)
+    assert "keep data/" in str(answer.content)
 
 
 class State(MessagesState):
@@ -138,9 +142,11 @@ def test_node_interrupt(shell: ShellTool, answer: str) -> None:
     assert shell.executed == {}  # the node asks before sending anything to the tools
     out = graph.invoke(Command(resume=answer), config)
     if answer == "approve":
-        assert shell.executed == {RM_DATA: 1, LS: 1} and not _data_kept(shell)
+        assert shell.executed == {RM_DATA: 1, LS: 1}
+        assert not _data_kept(shell)
     else:
-        assert shell.executed == {LS: 1} and _data_kept(shell)
+        assert shell.executed == {LS: 1}
+        assert _data_kept(shell)
         assert _answer_to(out, RM_DATA).status == "error"
     assert [r["kind"] for r in out["lookahead"]] == ["veto", "execute"]
 

@@ -79,15 +79,18 @@ def _check(
         if isinstance(m, AIMessage)
         for c in m.tool_calls
     }
-    assert NOTE in str(by_command[LS].content) and NOTE in str(by_command[CAT_MISSING].content)
+    assert NOTE in str(by_command[LS].content)
+    assert NOTE in str(by_command[CAT_MISSING].content)
     veto = str(by_command[RM_DATA].content)
     assert by_command[RM_DATA].status == "error"
-    assert "could not be checked" in veto and "NOT executed" in veto
+    assert "could not be checked" in veto
+    assert "NOT executed" in veto
     warnings = [
         r for r in caplog.records if r.name == "aw_lookahead" and r.levelno == logging.WARNING
     ]
     assert len(warnings) == 1, [r.getMessage() for r in warnings]  # once per cause
-    assert cause in warnings[0].getMessage() and "To fix:" in warnings[0].getMessage()
+    assert cause in warnings[0].getMessage()
+    assert "To fix:" in warnings[0].getMessage()
 
 
 def test_dead_url(
@@ -127,7 +130,8 @@ def test_world_model_timeout_is_reported_by_the_client(
     assert mw.engine.deadline_s > 1.0
     out = _run_snippet(shell, mw)
     _check(shell, out, caplog, "timeout")
-    assert mw.engine.stats.unchecked == 2 and mw.engine.stats.blocked_unchecked == 1
+    assert mw.engine.stats.unchecked == 2
+    assert mw.engine.stats.blocked_unchecked == 1
 
 
 def test_note_can_be_switched_off(shell: ShellTool, monkeypatch: pytest.MonkeyPatch) -> None:

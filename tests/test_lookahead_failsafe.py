@@ -54,12 +54,14 @@ async def test_fail_safe_is_the_default_and_blocks_only_destructive_terminal_com
         DecisionKind.VETO,
     ]
     veto = decisions[1]
-    assert "could not be checked" in veto.reason and "recursively" in veto.reason
+    assert "could not be checked" in veto.reason
+    assert "recursively" in veto.reason
     assert "NOT executed" in veto.explain()
     assert veto.metadata["unchecked"]["cause"] == "unreachable"
     assert "serve --local" in veto.metadata["unchecked"]["remedy"]
     note = unchecked_note(decisions[0])
-    assert note is not None and "WITHOUT a lookahead check" in note
+    assert note is not None
+    assert "WITHOUT a lookahead check" in note
     assert unchecked_note(veto) is None
     assert (lk.stats.errors, lk.stats.unchecked, lk.stats.blocked_unchecked) == (4, 2, 2)
     assert lk.stats.causes == {"unreachable": 4}
@@ -108,7 +110,8 @@ async def test_context_too_long_is_could_not_simulate_without_reachability_advic
     assert d.kind is DecisionKind.VETO
     assert d.metadata["unchecked"]["cause"] == "context"
     text = (d.reason + d.explain() + d.metadata["unchecked"]["remedy"]).lower()
-    assert "reachable" not in text and "retry" not in text
+    assert "reachable" not in text
+    assert "retry" not in text
     assert "max-model-len" in text
 
 
@@ -127,7 +130,8 @@ async def test_one_warning_per_cause(caplog: pytest.LogCaptureFixture) -> None:
     await lk.gate(TERM, ["pwd -P"])
     warned = [r.getMessage() for r in caplog.records if r.name == "aw_lookahead"]
     assert len(warned) == 2
-    assert "unreachable" in warned[0] and "deadline" in warned[1]
+    assert "unreachable" in warned[0]
+    assert "deadline" in warned[1]
     assert all(r.levelno == logging.WARNING for r in caplog.records if r.name == "aw_lookahead")
 
 
@@ -141,5 +145,6 @@ def test_action_hazard_without_a_prediction() -> None:
     router = RiskRouter()
     assert action_hazard(router, TERM, "ls -la") is None
     hazard = action_hazard(router, TERM, [{"keystrokes": "rm -rf /tmp/x\n", "duration": 1}])
-    assert hazard is not None and hazard.name == "risk.destructive_command"
+    assert hazard is not None
+    assert hazard.name == "risk.destructive_command"
     assert action_hazard(router, MCP, {"name": "read_file", "arguments": {}}) is None

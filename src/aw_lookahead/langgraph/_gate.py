@@ -37,8 +37,10 @@ __all__ = [
     "EngineOwner",
     "Gatekeeper",
     "approval",
+    "asked_by_lookahead",
     "confirm_request",
     "pending_calls",
+    "record_for",
     "veto_message",
     "with_note",
 ]
@@ -230,6 +232,31 @@ def outcome_update(
         if not decision.executes and not ask:
             vetoes.append(veto_message(call, decision))
     return vetoes, records
+
+
+def record_for(state: Any, tool_call_id: Any) -> dict[str, Any] | None:
+    """The latest state record for ``tool_call_id``, or ``None``."""
+    records = state.get(STATE_KEY) if isinstance(state, Mapping) else None
+    for rec in reversed(records or ()):
+        if isinstance(rec, Mapping) and rec.get("tool_call_id") == tool_call_id:
+            return dict(rec)
+    return None
+
+
+def asked_by_lookahead(request: Any) -> bool:
+    """True when ``LookaheadMiddleware(on_veto="interrupt")`` asks a person about this call.
+
+    For ``HumanInTheLoopMiddleware``'s ``when=`` predicate, so a vetoed call is
+    put to the person once (with the prediction), not twice::
+
+        HumanInTheLoopMiddleware(
+            interrupt_on={"shell": {"allowed_decisions": ["approve", "reject"],
+                                    "when": lambda req: not asked_by_lookahead(req)}},
+            interrupt_mode="per_call",
+        )
+    """
+    rec = record_for(getattr(request, "state", None), request.tool_call.get("id"))
+    return bool(rec and rec.get("awaiting_approval"))
 
 
 def confirm_request(call: Mapping[str, Any], decision: Decision) -> dict[str, Any]:

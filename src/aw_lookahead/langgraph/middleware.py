@@ -63,6 +63,7 @@ from ._gate import (
     outcome_update,
     pending_calls,
     prior_decisions,
+    record_for,
     veto_message,
     with_note,
 )
@@ -195,18 +196,9 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
 
     # ------------------------------------------------------------------ tool execution
 
-    @staticmethod
-    def _record_for(request: ToolCallRequest) -> dict[str, Any] | None:
-        call_id = request.tool_call.get("id")
-        state = request.state if isinstance(request.state, Mapping) else {}
-        for rec in reversed(state.get(STATE_KEY) or ()):
-            if isinstance(rec, Mapping) and rec.get("tool_call_id") == call_id:
-                return dict(rec)
-        return None
-
     def _before_tool(self, request: ToolCallRequest) -> tuple[ToolMessage | None, str | None]:
         """``(answer, note)``: an answer replaces execution; a note goes on the result."""
-        rec = self._record_for(request)
+        rec = record_for(request.state, request.tool_call.get("id"))
         if rec is None:
             return None, None
         decision = Decision.model_validate(rec["decision"])
