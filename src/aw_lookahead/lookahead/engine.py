@@ -28,7 +28,7 @@ Ranking in :meth:`Lookahead.select`: survivors (not vetoed) are ordered by
 progress when any judge gives one (an :class:`LLMJudge`); otherwise a
 deterministic heuristic: 0.75 for a predicted success, 0.5 unknown, 0.1 no-op,
 0 failure/risky, minus 0.05 per warning signal and plus 0.05 per success
-signal, clipped to [0, 1]. Unsimulated survivors (``fail_open``) rank last.
+signal, clipped to [0, 1]. Unsimulated survivors (unchecked, allowed by ``on_error``) rank last.
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ class Lookahead:
 
         Every step is simulated (routing does not apply: the next step needs
         an observation). Stops at the first vetoed step (``failed_at``) or at
-        the first step without a prediction (``fail_open``: ``failed_at`` stays
+        the first step without a prediction (when ``on_error`` lets it pass: ``failed_at`` stays
         ``None`` and ``reason`` says where it stopped). ``deadline_s`` applies
         per step. The returned trajectory holds the predicted turns, the
         failing one included, each marked ``metadata["predicted"]``.
