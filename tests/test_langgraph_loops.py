@@ -111,3 +111,32 @@ async def test_engine_across_pytest_loops(shared_engine: Lookahead, commands: An
     # Each parametrised case runs on its own pytest event loop with the same engine.
     for decision in await shared_engine.gate(TRAJ, list(commands)):
         assert decision.prediction is not None, decision.error
+
+
+def test_node_across_asyncio_run_and_invoke(vllm_server: Any, shell: ShellTool) -> None:
+    from langchain_core.runnables import RunnableLambda
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode
+
+    from aw_lookahead.langgraph import LookaheadNode, lookahead_condition
+
+    tools = [shell.tool()]
+    node = LookaheadNode(_world_model(vllm_server), tools=tools, cache=False)
+
+    def graph() -> Any:
+        model = policy(turn(LS, "pwd"), AIMessage("done"))
+        g = StateGraph(MessagesState)
+        g.add_node("agent", RunnableLambda(lambda s: {"messages": [model.invoke(s["messages"])]}))
+        g.add_node("tools", ToolNode(tools))
+        g.add_node("lookahead", node)
+        g.add_edge(START, "agent")
+        g.add_edge("tools", "agent")
+        g.add_conditional_edges("agent", lookahead_condition)
+        return g.compile()
+
+    asyncio.run(graph().ainvoke(INPUT))
+    asyncio.run(graph().ainvoke(INPUT))
+    graph().invoke(INPUT)
+    assert node.engine.stats.actions == 6
+    assert node.engine.stats.errors == 0  # every decision got a prediction and a verdict
+    assert node.engine.stats.model_calls == 6
