@@ -148,3 +148,11 @@ def test_action_hazard_without_a_prediction() -> None:
     assert hazard is not None
     assert hazard.name == "risk.destructive_command"
     assert action_hazard(router, MCP, {"name": "read_file", "arguments": {}}) is None
+
+
+async def test_select_without_simulation_skips_destructive_candidates() -> None:
+    lk = Lookahead(failing(DOWN), simulate="never")
+    result = await lk.select(TERM, ["rm -rf build", "make clean"])
+    assert result.chosen is not None
+    assert result.chosen.action == "make clean"
+    assert [d.kind for d in result.pruned] == [DecisionKind.VETO]

@@ -166,11 +166,21 @@ class Lookahead:
             raise UsageError("select() needs at least one candidate action")
         self.stats.actions += len(candidates)
         if self.simulate == "never":
-            skipped = [self._skipped(a, i, "simulate='never'") for i, a in enumerate(candidates)]
+            decided = [
+                self._unchecked(
+                    trajectory, self._skipped(a, i, "simulate='never'"), "not_simulated"
+                )
+                for i, a in enumerate(candidates)
+            ]
+            kept = [d for d in decided if d.executes]
+            blocked = [d for d in decided if not d.executes]
             return SelectResult(
-                decisions=skipped,
-                chosen=skipped[0],
-                reason="simulate='never': the first candidate, unsimulated",
+                decisions=kept + blocked,
+                chosen=kept[0] if kept else None,
+                pruned=blocked,
+                reason="simulate='never': the first candidate the action-level judges allow"
+                if kept
+                else "simulate='never': every candidate may be destructive",
             )
         slots = [_Slot(action=a, index=i) for i, a in enumerate(candidates)]
         decisions = await self._run(trajectory, slots, task)
