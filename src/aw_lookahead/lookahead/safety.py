@@ -40,10 +40,13 @@ from .types import Decision, DecisionKind, Outcome, Signal
 
 __all__ = [
     "ERROR_POLICIES",
+    "REMEDIES",
     "ErrorPolicy",
+    "WarnOnce",
     "action_hazard",
     "classify_error",
     "logger",
+    "unchecked_decision",
     "unchecked_note",
 ]
 
@@ -190,6 +193,13 @@ def unchecked_note(decision: Decision) -> str | None:
     )
 
 
+_EFFECT = {
+    "fail_safe": "destructive ones are blocked, the rest run",
+    "fail_open": "they all run",
+    "fail_closed": "they are all blocked",
+}
+
+
 class WarnOnce:
     """Logs one WARNING per cause (per owner), with the remedy."""
 
@@ -204,16 +214,13 @@ class WarnOnce:
         if cause in self._seen or cause == "not_simulated":
             return
         self._seen.add(cause)
+        policy = str(info.get("policy"))
         logger.warning(
             "aw-lookahead could not check an action (%s: %s). Unchecked actions follow "
             "on_error=%r: %s. To fix: %s. (Logged once per cause.)",
             cause,
             decision.error or decision.reason,
-            info.get("policy"),
-            "destructive ones are blocked, the rest run"
-            if info.get("policy") == "fail_safe"
-            else "they run"
-            if info.get("policy") == "fail_open"
-            else "all are blocked",
+            policy,
+            _EFFECT.get(policy, ""),
             info.get("remedy"),
         )
