@@ -180,8 +180,9 @@ async def test_gate_with_the_real_world_model(shell: ShellTool, vllm_server: Any
         api_key=vllm_server.api_key,
         max_tokens=64,
         temperature=0.0,
+        timeout=600,  # generous; the engine's deadline follows it
     )
-    mw = LookaheadMiddleware(wm, deadline_s=60.0)
+    mw = LookaheadMiddleware(wm)
     agent = _gate_agent(shell, mw)
     try:
         out = await agent.ainvoke({"messages": [("user", TASK)]}, _config())

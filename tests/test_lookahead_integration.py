@@ -49,13 +49,13 @@ def world_model(server: Any, recorder: Recorder, **kw: Any) -> OpenAIWorldModel:
         http_client=http,  # type: ignore[arg-type]
         max_retries=0,
     )
-    return OpenAIWorldModel(server.model, client=client, max_tokens=24, timeout=120, **kw)
+    return OpenAIWorldModel(server.model, client=client, max_tokens=24, timeout=600, **kw)
 
 
 async def test_select_sends_k_requests_together(vllm_server: Any) -> None:
     rec = Recorder()
     wm = world_model(vllm_server, rec)
-    lk = Lookahead(wm, deadline_s=120)
+    lk = Lookahead(wm)
     candidates = ["ls *.py", "find . -name '*.py'", "git ls-files '*.py'", "ls -R"]
     result = await lk.select(TRAJ, candidates)
     assert len(rec.sent) == 4
@@ -81,14 +81,21 @@ async def test_gate_honours_policy(vllm_server: Any) -> None:
         "rm -rf build/",
         "cat setup.py",
     ]
-    risky = await Lookahead(wm, simulate="risky", deadline_s=120).gate(TRAJ, actions)
+    risky = await Lookahead(wm, simulate="risky").gate(TRAJ, actions)
     assert [d.kind is DecisionKind.SKIPPED for d in risky] == [True, False, True]
     assert risky[1].prediction is not None
     assert len(rec.sent) == 1
     never = await Lookahead(wm, simulate="never").gate(TRAJ, actions)
-    assert all(d.kind is DecisionKind.SKIPPED for d in never)
+    # Not simulated, but the action-level judges still run: fail_safe blocks rm -rf.
+    assert [d.kind for d in never] == [
+        DecisionKind.SKIPPED,
+        DecisionKind.VETO,
+        DecisionKind.SKIPPED,
+    ]
+    opened = await Lookahead(wm, simulate="never", on_error="fail_open").gate(TRAJ, actions)
+    assert all(d.kind is DecisionKind.SKIPPED for d in opened)
     assert len(rec.sent) == 1
-    always = await Lookahead(wm, simulate="always", deadline_s=120, cache=False).gate(TRAJ, actions)
+    always = await Lookahead(wm, simulate="always", cache=False).gate(TRAJ, actions)
     assert all(d.prediction is not None for d in always)
     assert len(rec.sent) == 4
     await wm._client.close()
@@ -111,11 +118,11 @@ async def test_llm_verdict_from_structured_output(vllm_server: Any) -> None:
     assert verdict.signals[0].source == "llm"
     async with (
         OpenAIWorldModel(
-            vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120
+            vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=600
         ) as wm,
         LLMJudge.from_world_model(wm) as wm_judge,
     ):
-        lk = Lookahead(wm, judges=[RuleJudge(), wm_judge], deadline_s=120)
+        lk = Lookahead(wm, judges=[RuleJudge(), wm_judge])
         result = await lk.select(TRAJ, ["ls", "ls -a"])
     for d in result.decisions:
         assert d.kind is not DecisionKind.UNSIMULATED, d.error

@@ -259,14 +259,20 @@ async def test_gate_with_the_real_world_model(
         base_url=vllm_server.base_url,
         api_key=vllm_server.api_key,
         max_tokens=64,
-        timeout=120,
+        timeout=600,  # generous: a busy CPU server must not turn this into a timeout test
     )
     target = tmp_path / "real.txt"
     proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], world_model=wm)
     async with wm, proxy, Client(proxy.server) as client:
         result = await client.call_tool("write_file", {"path": str(target), "content": "r"})
     decision = (result.meta or {})["io.github.aw-lookahead/decision"]
-    assert decision["kind"] in {"execute", "veto"}
-    assert isinstance(decision["predicted_observation"], str)
+    assert proxy.engine.deadline_s > wm.timeout  # the deadline follows the client timeout
+    # Holds whatever the machine's speed: simulated -> executed or vetoed on the prediction;
+    # not simulated in time -> write_file may destroy data, so fail_safe blocks it.
+    if decision["predicted_observation"] is None:
+        assert decision["kind"] == "veto"
+        assert "could not be checked" in decision["reason"]
+    else:
+        assert decision["kind"] in {"execute", "veto"}
     assert target.exists() == (decision["kind"] == "execute") == (not result.is_error)
     assert proxy.downstream.forwarded == (1 if target.exists() else 0)

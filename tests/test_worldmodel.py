@@ -54,7 +54,7 @@ def _long_history(turns: int, words: int) -> Trajectory:
 @pytest.fixture
 async def wm(vllm_server: Any) -> AsyncIterator[OpenAIWorldModel]:
     model = OpenAIWorldModel(
-        vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=120, seed=7
+        vllm_server.model, base_url=vllm_server.base_url, max_tokens=24, timeout=600, seed=7
     )
     yield model
     await model.aclose()
@@ -91,7 +91,7 @@ async def test_predict_many_sends_candidates_together_and_shares_the_prefix(
 
     http = httpx.AsyncClient(event_hooks={"request": [on_request], "response": [on_response]})
     client = AsyncOpenAI(base_url=vllm_server.base_url, api_key="EMPTY", http_client=http)
-    wm = OpenAIWorldModel(vllm_server.model, client=client, max_tokens=8, timeout=120)
+    wm = OpenAIWorldModel(vllm_server.model, client=client, max_tokens=8, timeout=600)
     history = _long_history(12, 60)  # ~2,000 shared prompt tokens
     candidates = [
         [{"keystrokes": c, "duration": 0.5}] for c in ("ls\n", "rm -rf build\n", "pwd\n", "C-c")

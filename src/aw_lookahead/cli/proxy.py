@@ -38,9 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--on-error",
-        choices=["fail_closed", "fail_open"],
-        default="fail_closed",
-        help="world model down: block the call (default) or forward it without a prediction",
+        choices=["fail_safe", "fail_closed", "fail_open"],
+        default="fail_safe",
+        help="a call that could not be checked: block it only when the tool may be destructive "
+        "(default), block every one, or forward every one",
     )
     p.add_argument(
         "--perturb",

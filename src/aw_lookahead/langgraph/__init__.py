@@ -10,6 +10,8 @@
   crash-safe JSONL in our trajectory schema.
 * :class:`ShadowMiddleware` - execute for real and simulate, log both with a
   divergence score; never changes what executes.
+* :func:`asked_by_lookahead` - ``when=`` predicate for ``HumanInTheLoopMiddleware``
+  next to ``LookaheadMiddleware(on_veto="interrupt")``.
 * :func:`messages_to_trajectory` and :class:`DomainMap` - messages -> trajectory.
 
 Importing this package without the extra raises an ImportError whose message
@@ -23,6 +25,7 @@ from aw_lookahead._extras import require
 require("langgraph", "langgraph")
 require("langgraph", "langchain.agents")
 
+from ._gate import asked_by_lookahead  # noqa: E402
 from .convert import (  # noqa: E402
     VETO_ID_PREFIX,
     DomainMap,
@@ -44,6 +47,7 @@ __all__ = [
     "ShadowMiddleware",
     "ShadowPair",
     "TrajectoryRecorder",
+    "asked_by_lookahead",
     "divergence",
     "lookahead_condition",
     "message_text",

@@ -2,10 +2,16 @@
 
 Event loops: async hooks (``ainvoke``/``astream``) run the engine on the
 caller's running loop; sync hooks (``invoke``) run it on the package's one
-background loop, as the engine's own ``*_sync`` wrappers do. An async world
-model client (httpx pool, locks) binds to the loop that first uses it, so
-drive one world model either from async code or from sync code, not both
-(use two instances if an application needs both).
+background loop, as the engine's own ``*_sync`` wrappers do. The world
+model's HTTP client is opened per call on the running loop (see
+:class:`~aw_lookahead.worldmodel.provider.OpenAIProvider`), so one agent can
+be driven by successive ``asyncio.run`` calls, ``invoke`` then ``ainvoke``,
+or several threads.
+
+Confirm-and-run (``on_veto="interrupt"``): a vetoed call is not answered
+with a veto; its record is marked ``awaiting_approval`` and LangGraph's
+``interrupt()`` carries :func:`confirm_request` to a person. :func:`approval`
+reads the answer.
 """
 
 from __future__ import annotations
@@ -26,7 +32,18 @@ from aw_lookahead.worldmodel.base import WorldModel
 
 from .convert import VETO_ID_PREFIX, DomainMap, messages_to_trajectory, tool_definitions
 
-__all__ = ["STATE_KEY", "EngineOwner", "Gatekeeper", "pending_calls", "veto_message"]
+__all__ = [
+    "STATE_KEY",
+    "EngineOwner",
+    "Gatekeeper",
+    "approval",
+    "asked_by_lookahead",
+    "confirm_request",
+    "pending_calls",
+    "record_for",
+    "veto_message",
+    "with_note",
+]
 
 T = TypeVar("T")
 STATE_KEY = "lookahead"
@@ -192,23 +209,111 @@ def outcome_update(
     calls: Sequence[Mapping[str, Any]],
     decisions: Sequence[Decision],
     prior: Mapping[str, Decision],
+    *,
+    confirm: bool = False,
 ) -> tuple[list[ToolMessage], list[dict[str, Any]]]:
     """Veto ToolMessages for every vetoed call and state records for the new decisions.
 
     ``decisions`` answer the calls not in ``prior`` (in order); ``prior``
     decisions were recorded when they were made, so only their vetoes are added.
+    With ``confirm`` a vetoed call gets no veto message; its record is marked
+    ``awaiting_approval`` instead (the tool wrapper asks a person).
     """
     fresh = iter(decisions)
     vetoes: list[ToolMessage] = []
     records: list[dict[str, Any]] = []
     for call in calls:
         decision = prior.get(str(call.get("id")))
+        ask = confirm and decision is None
         if decision is None:
             decision = next(fresh)
-            records.append(record(call, decision, "gate", message_id=ai.id))
-        if not decision.executes:
+            ask = ask and not decision.executes
+            records.append(record(call, decision, "gate", message_id=ai.id, awaiting_approval=ask))
+        if not decision.executes and not ask:
             vetoes.append(veto_message(call, decision))
     return vetoes, records
+
+
+def record_for(state: Any, tool_call_id: Any) -> dict[str, Any] | None:
+    """The latest state record for ``tool_call_id``, or ``None``."""
+    records = state.get(STATE_KEY) if isinstance(state, Mapping) else None
+    for rec in reversed(records or ()):
+        if isinstance(rec, Mapping) and rec.get("tool_call_id") == tool_call_id:
+            return dict(rec)
+    return None
+
+
+def asked_by_lookahead(request: Any) -> bool:
+    """True when ``LookaheadMiddleware(on_veto="interrupt")`` asks a person about this call.
+
+    For ``HumanInTheLoopMiddleware``'s ``when=`` predicate, so a vetoed call is
+    put to the person once (with the prediction), not twice::
+
+        HumanInTheLoopMiddleware(
+            interrupt_on={"shell": {"allowed_decisions": ["approve", "reject"],
+                                    "when": lambda req: not asked_by_lookahead(req)}},
+            interrupt_mode="per_call",
+        )
+    """
+    rec = record_for(getattr(request, "state", None), request.tool_call.get("id"))
+    return bool(rec and rec.get("awaiting_approval"))
+
+
+def confirm_request(call: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
+    """The value given to ``interrupt()`` for a vetoed call: what a person needs to decide.
+
+    Resume with ``Command(resume="approve")`` (also ``True`` or
+    ``{"type": "approve"}``) to run exactly this call once, or with
+    ``"reject"`` / ``{"type": "reject", "message": "..."}`` to return the veto.
+    """
+    return {
+        "type": "aw_lookahead.confirm",
+        "tool_call": {"name": call.get("name"), "args": call.get("args", {}), "id": call.get("id")},
+        "action": decision.action,
+        "kind": decision.kind.value,
+        "outcome": decision.outcome.value,
+        "reason": decision.reason,
+        "prediction": decision.predicted_observation,
+        "explanation": veto_message(call, decision).content,
+        "allowed_decisions": ["approve", "reject"],
+    }
+
+
+def approval(answer: Any) -> tuple[bool, str]:
+    """``(approved, message)`` from a resume value (see :func:`confirm_request`)."""
+    if isinstance(answer, Mapping):
+        kind = answer.get("type", answer.get("decision"))
+        return kind == "approve" or kind is True, str(answer.get("message") or "")
+    if isinstance(answer, bool):
+        return answer, ""
+    return str(answer).strip().lower() in ("approve", "approved", "yes", "y"), ""
+
+
+def with_note(result: Any, note: str) -> Any:
+    """``result`` (a ToolMessage, or a Command carrying them) with ``note`` appended to its text."""
+    from langgraph.types import Command
+
+    if isinstance(result, ToolMessage):
+        content = result.content
+        if isinstance(content, str):
+            return result.model_copy(
+                update={"content": f"{content}\n\n{note}" if content else note}
+            )
+        if isinstance(content, list):
+            block = {"type": "text", "text": note}
+            return result.model_copy(update={"content": [*content, block]})
+        return result
+    if isinstance(result, Command) and isinstance(result.update, Mapping):
+        msgs = result.update.get("messages")
+        if isinstance(msgs, list):
+            noted = [with_note(m, note) if isinstance(m, ToolMessage) else m for m in msgs]
+            return Command(
+                graph=result.graph,
+                update={**result.update, "messages": noted},
+                resume=result.resume,
+                goto=result.goto,
+            )
+    return result
 
 
 async def _aclose_world_model(engine: Lookahead) -> None:

@@ -27,6 +27,7 @@ from aw_lookahead._sync import run_sync
 from aw_lookahead.lookahead import Decision, SelectResult
 
 from ._gate import STATE_KEY, Gatekeeper, record
+from ._observe import agate_traced, emit, gate_traced
 from .convert import message_text
 
 __all__ = ["Candidates"]
@@ -58,18 +59,23 @@ class Candidates:
         self.history = list(history)
         self.system_prompt = system_prompt
 
-    async def _select(self, responses: Sequence[ModelResponse[Any]]) -> Any:
-        dmap = self.gatekeeper.domain_map
+    def _firsts(
+        self, responses: Sequence[ModelResponse[Any]]
+    ) -> tuple[list[int], list[dict[str, Any]]]:
         ais = [_ai(r) for r in responses]
         callers = [i for i, ai in enumerate(ais) if ai is not None and ai.tool_calls]
-        if not callers:
-            return None
-        firsts = [dict(ais[i].tool_calls[0]) for i in callers]  # type: ignore[union-attr]
+        return callers, [dict(ais[i].tool_calls[0]) for i in callers]  # type: ignore[union-attr]
+
+    async def _select(self, firsts: Sequence[dict[str, Any]]) -> SelectResult:
+        dmap = self.gatekeeper.domain_map
         domain = Counter(dmap.domain_of(str(c["name"])) for c in firsts).most_common(1)[0][0]
         traj = self.gatekeeper.trajectory(self.history, domain, self.system_prompt)
         actions = [dmap.action(c, domain) for c in firsts]
-        result = await self.gatekeeper.engine.select(traj, actions)
-        return callers, firsts, result
+        return await self.gatekeeper.engine.select(traj, actions)
+
+    @staticmethod
+    def _in_order(result: SelectResult) -> list[Decision]:
+        return sorted(result.decisions, key=lambda d: d.index)
 
     def _finish(
         self, responses: Sequence[ModelResponse[Any]], selected: Any
@@ -107,6 +113,7 @@ class Candidates:
             reason=result.reason,
             alternatives=alternatives,
         )
+        emit([rec])
         return ExtendedModelResponse(
             model_response=ModelResponse(
                 result=result_msgs, structured_response=chosen.structured_response
@@ -117,11 +124,31 @@ class Candidates:
     async def choose(
         self, responses: Sequence[ModelResponse[Any]]
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
-        """Pick the best response (async)."""
-        return self._finish(responses, await self._select(responses))
+        """Pick the best response (async); each simulation is a callback child run."""
+        callers, firsts = self._firsts(responses)
+        if not callers:
+            return responses[0]
+        box: list[SelectResult] = []
+
+        async def run() -> list[Decision]:
+            box.append(await self._select(firsts))
+            return self._in_order(box[0])
+
+        await agate_traced(run, firsts)
+        return self._finish(responses, (callers, firsts, box[0]))
 
     def choose_sync(
         self, responses: Sequence[ModelResponse[Any]]
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """Pick the best response (blocking)."""
-        return self._finish(responses, run_sync(self._select(responses)))
+        callers, firsts = self._firsts(responses)
+        if not callers:
+            return responses[0]
+        box: list[SelectResult] = []
+
+        def run() -> list[Decision]:
+            box.append(run_sync(self._select(firsts)))
+            return self._in_order(box[0])
+
+        gate_traced(run, firsts)
+        return self._finish(responses, (callers, firsts, box[0]))

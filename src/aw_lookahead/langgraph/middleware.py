@@ -14,14 +14,20 @@ Two modes:
   returned and the alternatives and decisions are recorded in state. The
   chosen response's other calls still pass the gate.
 
-Guarantees: a vetoed call never reaches a tool; every decision lands in
-``state["lookahead"]`` (one JSON record per call, with the prediction and the
-evidence); world-model calls go through our own client, never through
-LangChain, so they never show in the agent's token stream. Every hook has a
-sync and an async variant, so ``invoke`` and ``ainvoke`` both work (drive
-one world model from one of them: its client binds to an event loop). A world
-model that fails follows the engine's ``on_error`` policy and never hangs
-the agent past the engine's ``deadline_s``.
+Guarantees: a vetoed call never reaches a tool unless a person approves it
+(``on_veto="interrupt"``: LangGraph's ``interrupt()`` carries the decision;
+``"approve"`` runs exactly that call once, ``"reject"`` returns the veto);
+every decision lands in ``state["lookahead"]`` (one JSON record per call,
+with the prediction and the evidence) and is written to the ``custom`` stream
+as it is made; world-model calls appear in LangChain callbacks as child runs
+(:mod:`._observe`), never in the agent's token stream. Every hook has a sync
+and an async variant, and the world model's client is opened per call, so
+``invoke``, ``ainvoke``, successive ``asyncio.run`` calls and threads all
+work with one middleware. A call lookahead could not check follows the
+engine's ``on_error`` (default ``fail_safe``: destructive ones are blocked,
+the rest run); one that ran unchecked carries a short note in its
+ToolMessage (``note_unchecked=False`` turns it off). Nothing waits past the
+engine's ``deadline_s``.
 """
 
 from __future__ import annotations
@@ -36,24 +42,32 @@ from langchain.agents.middleware import (
     ExtendedModelResponse,
     ModelRequest,
     ModelResponse,
+    ToolCallRequest,
 )
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
 
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import (
     STATE_KEY,
     EngineOwner,
     Gatekeeper,
+    approval,
     as_lookahead,
+    confirm_request,
     outcome_update,
     pending_calls,
     prior_decisions,
+    record_for,
+    veto_message,
+    with_note,
 )
+from ._observe import agate_traced, emit, gate_traced
 from ._select import Candidates
 from .convert import DomainMap
 
@@ -72,6 +86,10 @@ def _domain_map(domains: Mapping[str, str] | DomainMap | None) -> DomainMap:
     return DomainMap(domains=dict(domains or {}))
 
 
+def _calls_tools(response: ModelResponse[Any]) -> bool:
+    return any(isinstance(m, AIMessage) and m.tool_calls for m in response.result)
+
+
 class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]):
     """Simulate tool calls before they run; veto (gate) or choose among samples (select).
 
@@ -82,8 +100,12 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
     to domains (see :class:`~aw_lookahead.langgraph.DomainMap`). ``tools``
     gives MCP tool definitions to the world model; when omitted, the tools of
     the agent's first model request are used. ``k`` and ``temperature`` are
-    the select mode's sample count and sampling temperature. ``close()`` /
-    ``aclose()`` close the world model's client when the agent is done.
+    the select mode's sample count and sampling temperature. ``on_veto``:
+    ``"block"`` answers a vetoed call with the veto; ``"interrupt"`` pauses
+    the graph with ``interrupt()`` so a person can approve (run it once) or
+    reject (return the veto) - needs a checkpointer. ``note_unchecked`` adds
+    a one-line note to the ToolMessage of a call that ran without a check.
+    ``close()`` / ``aclose()`` close a long-lived client if one was made.
     """
 
     state_schema = LookaheadState
@@ -97,11 +119,17 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         temperature: float = 0.9,
         domains: Mapping[str, str] | DomainMap | None = None,
         tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
+        on_veto: Literal["block", "interrupt"] = "block",
+        note_unchecked: bool = True,
         **engine_options: Any,
     ) -> None:
         super().__init__()
         if mode not in ("gate", "select"):
             raise ConfigError(f"mode must be 'gate' or 'select', got {mode!r}")
+        if on_veto not in ("block", "interrupt"):
+            raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
+        self.on_veto = on_veto
+        self.note_unchecked = note_unchecked
         if k < 1:
             raise ConfigError(f"k must be >= 1, got {k}")
         self.mode = mode
@@ -124,14 +152,17 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
         return ai, calls, prior_decisions(state, ai), history
 
-    @staticmethod
     def _update(
+        self,
         ai: AIMessage,
         calls: list[dict[str, Any]],
         decisions: list[Decision],
         prior: dict[str, Decision],
+        runtime: Runtime[Any],
     ) -> dict[str, Any] | None:
-        vetoes, records = outcome_update(ai, calls, decisions, prior)
+        confirm = self.on_veto == "interrupt"
+        vetoes, records = outcome_update(ai, calls, decisions, prior, confirm=confirm)
+        emit(records, runtime.stream_writer)
         update: dict[str, Any] = {}
         if vetoes:
             update["messages"] = vetoes
@@ -146,8 +177,8 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             return None
         ai, calls, prior, history = split
         todo = [c for c in calls if str(c.get("id")) not in prior]
-        decisions = self.gatekeeper.gate(history, todo) if todo else []
-        return self._update(ai, calls, decisions, prior)
+        decisions = gate_traced(lambda: self.gatekeeper.gate(history, todo), todo) if todo else []
+        return self._update(ai, calls, decisions, prior, runtime)
 
     async def aafter_model(
         self, state: LookaheadState, runtime: Runtime[Any]
@@ -158,8 +189,56 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             return None
         ai, calls, prior, history = split
         todo = [c for c in calls if str(c.get("id")) not in prior]
-        decisions = await self.gatekeeper.agate(history, todo) if todo else []
-        return self._update(ai, calls, decisions, prior)
+        decisions = (
+            await agate_traced(lambda: self.gatekeeper.agate(history, todo), todo) if todo else []
+        )
+        return self._update(ai, calls, decisions, prior, runtime)
+
+    # ------------------------------------------------------------------ tool execution
+
+    def _before_tool(self, request: ToolCallRequest) -> tuple[ToolMessage | None, str | None]:
+        """``(answer, note)``: an answer replaces execution; a note goes on the result."""
+        rec = record_for(request.state, request.tool_call.get("id"))
+        if rec is None:
+            return None, None
+        decision = Decision.model_validate(rec["decision"])
+        if rec.get("awaiting_approval"):
+            call = request.tool_call
+            ok, message = approval(interrupt(confirm_request(call, decision)))
+            if not ok:
+                veto = veto_message(call, decision)
+                if message:
+                    veto = with_note(veto, f"The user rejected it: {message}")
+                return veto, None
+            return None, (
+                "[lookahead] Note: a person approved this call although lookahead had "
+                f"blocked it ({decision.reason[:200]})."
+            )
+        return None, unchecked_note(decision) if self.note_unchecked else None
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Run the call; ask a person first when it was vetoed under ``on_veto="interrupt"``."""
+        answer, note = self._before_tool(request)
+        if answer is not None:
+            return answer
+        result = handler(request)
+        return with_note(result, note) if note else result
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async :meth:`wrap_tool_call`."""
+        answer, note = self._before_tool(request)
+        if answer is not None:
+            return answer
+        result = await handler(request)
+        return with_note(result, note) if note else result
 
     # ------------------------------------------------------------------ select
 
@@ -185,7 +264,10 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         if self.mode != "select":
             return handler(request)
         sampled = self._sampled(request)
-        responses = [handler(sampled) for _ in range(self.k)]
+        responses = [handler(sampled)]
+        if not _calls_tools(responses[0]):
+            return responses[0]  # a turn without tool calls: nothing to choose between
+        responses += [handler(sampled) for _ in range(self.k - 1)]
         return self._candidates(request).choose_sync(responses)
 
     async def awrap_model_call(
@@ -194,10 +276,14 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Async :meth:`wrap_model_call`; the ``k`` samples are requested one after another
-        so a scripted or rate-limited policy sees a deterministic order."""
+        so a scripted or rate-limited policy sees a deterministic order. A first sample
+        without tool calls is returned at once (no K samples for a final answer)."""
         self._adopt_tools(request)
         if self.mode != "select":
             return await handler(request)
         sampled = self._sampled(request)
-        responses = [await handler(sampled) for _ in range(self.k)]
+        responses = [await handler(sampled)]
+        if not _calls_tools(responses[0]):
+            return responses[0]
+        responses += [await handler(sampled) for _ in range(self.k - 1)]
         return await self._candidates(request).choose(responses)

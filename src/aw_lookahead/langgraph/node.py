@@ -12,6 +12,15 @@ returns a ``Command``: the vetoes as error ``ToolMessage``\\ s plus
 approved calls (never the whole state) matters: given the state, ``ToolNode``
 runs *every* call of the last AIMessage, vetoed or not.
 
+Decisions are written to the ``custom`` stream as they are made and world-model
+calls appear as child runs in LangChain callbacks (see :mod:`._observe`).
+``on_veto="interrupt"`` asks a person about each vetoed call with
+``interrupt()`` before answering it: ``"approve"`` sends exactly that call to
+the tools node once, ``"reject"`` answers it with the veto. The note on a call
+that ran unchecked needs the tools node's cooperation: build it as
+``ToolNode(tools, wrap_tool_call=node.wrap_tool_call,
+awrap_tool_call=node.awrap_tool_call)``.
+
 For the deprecated ``create_react_agent`` pass :meth:`LookaheadNode.hook`
 as ``post_model_hook`` (with ``version="v2"``): there the agent's own router
 sends only the unanswered calls to its tools node, so the hook returns the
@@ -20,26 +29,32 @@ vetoes as a plain state update.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from langchain_core.messages import AnyMessage, BaseMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool
 from langgraph.graph import END
-from langgraph.types import Command, Send
+from langgraph.types import Command, Send, interrupt
 
-from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.errors import ConfigError
+from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import (
     EngineOwner,
     Gatekeeper,
+    approval,
     as_lookahead,
+    confirm_request,
     outcome_update,
     pending_calls,
     prior_decisions,
+    with_note,
 )
+from ._observe import agate_traced, emit, gate_traced
 from .convert import DomainMap
 
 __all__ = ["LookaheadNode", "lookahead_condition"]
@@ -67,8 +82,11 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
     ``state_key`` names a list field of your state (with an ``operator.add``
     reducer) that receives one JSON record per decision; without it the
     decisions of vetoed calls still ride in their ToolMessages' ``artifact``.
-    Options are as for :class:`~aw_lookahead.langgraph.LookaheadMiddleware`.
+    Options are as for :class:`~aw_lookahead.langgraph.LookaheadMiddleware`
+    (``on_veto="interrupt"`` needs a checkpointer).
     """
+
+    _MEMO = 512
 
     def __init__(
         self,
@@ -80,8 +98,17 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         tools_node: str = "tools",
         messages_key: str = "messages",
         state_key: str | None = None,
+        on_veto: Literal["block", "interrupt"] = "block",
+        note_unchecked: bool = True,
         **engine_options: Any,
     ) -> None:
+        if on_veto not in ("block", "interrupt"):
+            raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
+        self.on_veto = on_veto
+        self.note_unchecked = note_unchecked
+        # tool-call id -> decision: a node re-run on resume (interrupt) reuses them,
+        # and the tool wrappers find the notes of unchecked calls.
+        self._decided: OrderedDict[str, Decision] = OrderedDict()
         dmap = domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
         self.engine = as_lookahead(world_model, engine_options)
         self.gatekeeper = Gatekeeper(self.engine, domain_map=dmap, tools=tools)
@@ -101,6 +128,19 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
         return ai, calls, prior_decisions(state, ai), history
 
+    def _fresh(self, todo: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """The calls of ``todo`` not decided yet (a re-run after ``interrupt`` reuses decisions)."""
+        return [c for c in todo if str(c.get("id")) not in self._decided]
+
+    def _merged(self, todo: Sequence[Mapping[str, Any]]) -> list[Decision]:
+        return [self._decided[str(c.get("id"))] for c in todo]
+
+    def _remember(self, calls: Sequence[Mapping[str, Any]], decisions: Sequence[Decision]) -> None:
+        for call, decision in zip(calls, decisions, strict=True):
+            self._decided[str(call.get("id"))] = decision
+        while len(self._decided) > self._MEMO:
+            self._decided.popitem(last=False)
+
     def _command(
         self,
         ai: Any,
@@ -109,6 +149,25 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         prior: dict[str, Decision],
     ) -> Command[Any]:
         vetoes, records = outcome_update(ai, calls, decisions, prior)
+        emit(records)
+        if self.on_veto == "interrupt" and vetoes:
+            by_id = {
+                **prior,
+                **{
+                    str(c.get("id")): d
+                    for c, d in zip(self._todo(calls, prior), decisions, strict=True)
+                },
+            }
+            kept_vetoes = []
+            for veto in vetoes:
+                call = next(c for c in calls if str(c.get("id")) == veto.tool_call_id)
+                decision = by_id[veto.tool_call_id]
+                ok, message = approval(interrupt(confirm_request(call, decision)))
+                if not ok:
+                    kept_vetoes.append(
+                        with_note(veto, f"The user rejected it: {message}") if message else veto
+                    )
+            vetoes = kept_vetoes
         vetoed = {m.tool_call_id for m in vetoes}
         keep = [c for c in calls if str(c.get("id")) not in vetoed]
         update: dict[str, Any] = {self.messages_key: vetoes}
@@ -117,21 +176,55 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         goto: Any = [Send(self.tools_node, [c]) for c in keep] if keep else self.model_node
         return Command(update=update, goto=goto)
 
+    @staticmethod
+    def _todo(
+        calls: Sequence[Mapping[str, Any]], prior: Mapping[str, Decision]
+    ) -> list[Mapping[str, Any]]:
+        return [c for c in calls if str(c.get("id")) not in prior]
+
     def _decide_sync(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
         prep = self._prepare(state)
         if prep is None:
             return None
         ai, calls, prior, history = prep
-        todo = [c for c in calls if str(c.get("id")) not in prior]
-        return ai, calls, self.gatekeeper.gate(history, todo) if todo else [], prior
+        todo = self._todo(calls, prior)
+        new = self._fresh(todo)
+        decisions = gate_traced(lambda: self.gatekeeper.gate(history, new), new) if new else []
+        self._remember(new, decisions)
+        return ai, calls, self._merged(todo), prior
 
     async def _decide(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
         prep = self._prepare(state)
         if prep is None:
             return None
         ai, calls, prior, history = prep
-        todo = [c for c in calls if str(c.get("id")) not in prior]
-        return ai, calls, await self.gatekeeper.agate(history, todo) if todo else [], prior
+        todo = self._todo(calls, prior)
+        new = self._fresh(todo)
+        decisions = (
+            await agate_traced(lambda: self.gatekeeper.agate(history, new), new) if new else []
+        )
+        self._remember(new, decisions)
+        return ai, calls, self._merged(todo), prior
+
+    # ------------------------------------------------------------------ ToolNode wrappers
+
+    def _note(self, request: Any) -> str | None:
+        decision = self._decided.get(str(request.tool_call.get("id")))
+        if decision is None or not self.note_unchecked:
+            return None
+        return unchecked_note(decision)
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        """For ``ToolNode(wrap_tool_call=...)``: notes a call that ran without a check."""
+        result = handler(request)
+        note = self._note(request)
+        return with_note(result, note) if note else result
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        """For ``ToolNode(awrap_tool_call=...)``: async :meth:`wrap_tool_call`."""
+        result = await handler(request)
+        note = self._note(request)
+        return with_note(result, note) if note else result
 
     def _run_node(self, state: Mapping[str, Any]) -> Command[Any]:
         decided = self._decide_sync(state)
@@ -147,6 +240,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         if decided is None:
             return {}
         vetoes, records = outcome_update(*decided)
+        emit(records)
         update: dict[str, Any] = {self.messages_key: vetoes} if vetoes else {}
         if self.state_key is not None and records:
             update[self.state_key] = records

@@ -6,6 +6,7 @@
   :class:`LLMJudge` (a strict JSON verdict from a chat model); any object with
   an async ``judge`` method fits the :class:`Judge` protocol.
 * :class:`RiskRouter` - read-only actions may skip simulation.
+* :mod:`.safety` - what happens to actions that could not be checked (``on_error``).
 * :class:`PredictionCache` - identical (model, history, action, call index)
   costs no model call.
 
@@ -15,7 +16,7 @@ Every :class:`Decision` serialises with ``decision.model_dump(mode="json")``.
 from __future__ import annotations
 
 from .cache import PredictionCache, call_index
-from .engine import EngineStats, Lookahead, heuristic_score
+from .engine import EngineStats, Lookahead, default_deadline, heuristic_score
 from .judges import VERDICT_SCHEMA, Judge, LLMJudge, combine_verdicts
 from .routing import (
     RiskRouter,
@@ -25,6 +26,7 @@ from .routing import (
     tool_annotations,
 )
 from .rules import RuleJudge, rule_signals
+from .safety import ERROR_POLICIES, ErrorPolicy, action_hazard, unchecked_note
 from .types import (
     SEVERITY,
     Decision,
@@ -37,11 +39,13 @@ from .types import (
 )
 
 __all__ = [
+    "ERROR_POLICIES",
     "SEVERITY",
     "VERDICT_SCHEMA",
     "Decision",
     "DecisionKind",
     "EngineStats",
+    "ErrorPolicy",
     "Judge",
     "LLMJudge",
     "Lookahead",
@@ -54,11 +58,14 @@ __all__ = [
     "SelectResult",
     "Signal",
     "Verdict",
+    "action_hazard",
     "call_index",
     "combine_verdicts",
+    "default_deadline",
     "heuristic_score",
     "is_read_only_command",
     "rule_signals",
     "terminal_command_text",
     "tool_annotations",
+    "unchecked_note",
 ]

@@ -11,18 +11,17 @@ the scheduling and the decision rules can be read (and tested) separately;
 from __future__ import annotations
 
 from collections.abc import Set
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
 from aw_lookahead.trajectory import Action
 from aw_lookahead.worldmodel.base import Prediction
 
 from .routing import Route
+from .safety import ErrorPolicy
 from .types import Decision, DecisionKind, Outcome, Signal, Verdict
 
 __all__ = ["EngineStats", "ErrorPolicy", "Slot", "decide", "heuristic_score"]
-
-ErrorPolicy = Literal["fail_open", "fail_closed"]
 
 _BASE_SCORE = {
     Outcome.SUCCESS: 0.75,
@@ -45,13 +44,23 @@ def heuristic_score(verdict: Verdict) -> float:
 
 @dataclass
 class EngineStats:
-    """Counters since the engine was made: what routing and the cache saved."""
+    """Counters since the engine was made: what routing and the cache saved, what went unchecked.
+
+    ``errors`` counts actions without a verdict; of those (and of actions
+    routed past simulation by ``simulate="never"``) ``unchecked`` ran
+    without a check and ``blocked_unchecked`` were vetoed by ``on_error``;
+    ``causes`` counts them by cause (``unreachable``, ``deadline``,
+    ``context``, ...).
+    """
 
     actions: int = 0
     model_calls: int = 0
     cache_hits: int = 0
     skipped: int = 0
     errors: int = 0
+    unchecked: int = 0
+    blocked_unchecked: int = 0
+    causes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -69,39 +78,28 @@ class Slot:
     judge_s: float = 0.0
 
 
-def decide(
-    slot: Slot,
-    *,
-    on_error: ErrorPolicy,
-    veto_outcomes: Set[Outcome],
-) -> Decision:
-    """The decision for a filled slot; without a verdict, ``on_error`` decides."""
+def decide(slot: Slot, *, veto_outcomes: Set[Outcome]) -> Decision:
+    """The decision for a filled slot.
+
+    Without a verdict the decision is ``unsimulated`` with the error; the
+    engine then applies its ``on_error`` policy (:mod:`.safety`).
+    """
     pred = slot.prediction
     meta: dict[str, Any] = {"route": slot.route.model_dump()} if slot.route else {}
     tokens = pred.usage.total_tokens if pred is not None and not slot.cached else 0
     latency = (pred.latency_s if pred is not None and not slot.cached else 0.0) + slot.judge_s
     if slot.verdict is None:
         error = slot.error or "no verdict"
-        where = "judges" if pred is not None else "world model"
         signal = Signal(
             source="engine",
             name="engine.judge_error" if pred is not None else "engine.world_model_error",
             outcome=Outcome.UNKNOWN,
             detail=error,
         )
-        if on_error == "fail_open":
-            kind = DecisionKind.UNSIMULATED
-            reason = f"the {where} failed, so the action runs without lookahead (fail_open)"
-        else:
-            kind = DecisionKind.VETO
-            reason = (
-                f"the {where} could not check this action ({error}); blocked because "
-                "on_error='fail_closed'. Retry when the world model is reachable."
-            )
         return Decision(
             action=slot.action,
-            kind=kind,
-            reason=reason,
+            kind=DecisionKind.UNSIMULATED,
+            reason=f"the {'judges' if pred is not None else 'world model'} failed: {error}",
             signals=[signal],
             prediction=pred,
             latency_s=latency,

@@ -8,10 +8,18 @@ Guarantees:
   under ``asyncio.timeout``. Nothing hangs on a dead server.
 * The actions that need a simulation go to the world model in ONE
   ``predict_many`` call, so the server batches them and shares the prefix.
-* A world model that is unreachable, times out, or answers garbage (any
-  exception from it) yields the ``on_error`` decision: ``fail_open`` executes
-  as ``unsimulated`` with the error, ``fail_closed`` vetoes with the error.
-  A judge that fails is treated the same way; it is never a silent pass.
+* A world model that is unreachable, times out, is out of context or answers
+  garbage (any exception from it) leaves the action *unchecked*; so does a
+  judge that fails. ``on_error`` decides (one definition, :mod:`.safety`):
+  ``fail_safe`` (default) executes it as ``unsimulated`` unless an
+  action-level judge calls it destructive, which vetoes it as "could not be
+  checked"; ``fail_open`` executes every one; ``fail_closed`` vetoes every
+  one. Never silent: each carries its cause in ``metadata["unchecked"]``, is
+  counted in :attr:`Lookahead.stats`, and each cause is logged once as a
+  WARNING on the ``aw_lookahead`` logger with its remedy.
+* ``deadline_s`` defaults to the world model's own ``timeout`` plus the
+  slowest judge's, plus 5 s, so a slow server surfaces as the client's
+  timeout error (with its remedy) before the engine gives up on it.
 * Cache hits (see :mod:`.cache`) cost no model call; identical actions within
   one call are simulated once.
 
@@ -20,7 +28,7 @@ Ranking in :meth:`Lookahead.select`: survivors (not vetoed) are ordered by
 progress when any judge gives one (an :class:`LLMJudge`); otherwise a
 deterministic heuristic: 0.75 for a predicted success, 0.5 unknown, 0.1 no-op,
 0 failure/risky, minus 0.05 per warning signal and plus 0.05 per success
-signal, clipped to [0, 1]. Unsimulated survivors (``fail_open``) rank last.
+signal, clipped to [0, 1]. Unsimulated survivors (unchecked, allowed by ``on_error``) rank last.
 """
 
 from __future__ import annotations
@@ -35,18 +43,42 @@ from aw_lookahead.errors import ConfigError, UsageError, WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel.base import Prediction, WorldModel
 
-from ._decide import EngineStats, ErrorPolicy, decide, heuristic_score
+from ._decide import EngineStats, decide, heuristic_score
 from ._decide import Slot as _Slot
 from .cache import PredictionCache, StepKeys
 from .judges import Judge, combine_verdicts
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
+from .safety import (
+    ERROR_POLICIES,
+    ErrorPolicy,
+    WarnOnce,
+    action_hazard,
+    classify_error,
+    unchecked_decision,
+)
 from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult
 
-__all__ = ["EngineStats", "Lookahead", "heuristic_score"]
+__all__ = ["EngineStats", "Lookahead", "default_deadline", "heuristic_score"]
 
 SimulatePolicy = Literal["always", "risky", "never"]
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
+
+
+def default_deadline(world_model: object, judges: Iterable[object] = ()) -> float:
+    """The engine's deadline for a world model: its ``timeout`` plus the slowest judge's, + 5 s.
+
+    Components without a ``timeout`` attribute count 60 s (world model) or
+    0 s (judge), so the deadline is always longer than the client timeouts
+    and a slow server is reported by the client, with its remedy.
+    """
+    wm = getattr(world_model, "timeout", None)
+    base = float(wm) if isinstance(wm, int | float) and wm > 0 else 60.0
+    slowest = max(
+        (float(t) for j in judges if isinstance(t := getattr(j, "timeout", None), int | float)),
+        default=0.0,
+    )
+    return base + slowest + 5.0
 
 
 class Lookahead:
@@ -56,6 +88,10 @@ class Lookahead:
     ``simulate="risky"`` skips actions the router calls read-only; ``"never"``
     simulates nothing (every action is ``skipped``). ``cache=None`` makes an
     in-memory :class:`PredictionCache`; ``False`` disables caching.
+    ``on_error`` is ``"fail_safe"`` (default), ``"fail_open"`` or
+    ``"fail_closed"`` (see :mod:`.safety`). ``deadline_s=None`` derives the
+    deadline from the world model's and judges' ``timeout`` (see
+    :func:`default_deadline`).
     """
 
     def __init__(
@@ -65,8 +101,8 @@ class Lookahead:
         judges: Iterable[Judge] | None = None,
         router: RiskRouter | None = None,
         simulate: SimulatePolicy = "always",
-        on_error: ErrorPolicy = "fail_open",
-        deadline_s: float = 60.0,
+        on_error: ErrorPolicy = "fail_safe",
+        deadline_s: float | None = None,
         cache: PredictionCache | Literal[False] | None = None,
         veto_outcomes: Iterable[Outcome] = _DEFAULT_VETO,
     ) -> None:
@@ -74,14 +110,17 @@ class Lookahead:
             raise ConfigError(
                 f"simulate={simulate!r} is not valid; use 'always', 'risky' or 'never'"
             )
-        if on_error not in ("fail_open", "fail_closed"):
+        if on_error not in ERROR_POLICIES:
             raise ConfigError(
-                f"on_error={on_error!r} is not valid; use 'fail_open' or 'fail_closed'"
+                f"on_error={on_error!r} is not valid; use 'fail_safe', 'fail_open' or 'fail_closed'"
             )
+        judges = list(judges) if judges is not None else [RuleJudge()]
+        if deadline_s is None:
+            deadline_s = default_deadline(world_model, judges)
         if not deadline_s > 0:
             raise ConfigError(f"deadline_s must be > 0 seconds, got {deadline_s!r}")
         self.world_model = world_model
-        self.judges: list[Judge] = list(judges) if judges is not None else [RuleJudge()]
+        self.judges: list[Judge] = judges
         self.router = router or RiskRouter()
         self.simulate: SimulatePolicy = simulate
         self.on_error: ErrorPolicy = on_error
@@ -92,6 +131,7 @@ class Lookahead:
         self.veto_outcomes = frozenset(Outcome(o) for o in veto_outcomes)
         self.prompts = getattr(world_model, "prompts", None)
         self.stats = EngineStats()
+        self._warn = WarnOnce()
 
     # ------------------------------------------------------------------ public API
 
@@ -105,7 +145,8 @@ class Lookahead:
         slots: list[_Slot] = []
         for i, action in enumerate(actions):
             if self.simulate == "never":
-                decisions[i] = self._skipped(action, i, "simulate='never'")
+                skipped = self._skipped(action, i, "simulate='never'")
+                decisions[i] = self._unchecked(trajectory, skipped, "not_simulated")
                 continue
             route = self.router.route(trajectory, action) if self.simulate == "risky" else None
             if route is not None and route.read_only:
@@ -125,11 +166,21 @@ class Lookahead:
             raise UsageError("select() needs at least one candidate action")
         self.stats.actions += len(candidates)
         if self.simulate == "never":
-            skipped = [self._skipped(a, i, "simulate='never'") for i, a in enumerate(candidates)]
+            decided = [
+                self._unchecked(
+                    trajectory, self._skipped(a, i, "simulate='never'"), "not_simulated"
+                )
+                for i, a in enumerate(candidates)
+            ]
+            kept = [d for d in decided if d.executes]
+            blocked = [d for d in decided if not d.executes]
             return SelectResult(
-                decisions=skipped,
-                chosen=skipped[0],
-                reason="simulate='never': the first candidate, unsimulated",
+                decisions=kept + blocked,
+                chosen=kept[0] if kept else None,
+                pruned=blocked,
+                reason="simulate='never': the first candidate the action-level judges allow"
+                if kept
+                else "simulate='never': every candidate may be destructive",
             )
         slots = [_Slot(action=a, index=i) for i, a in enumerate(candidates)]
         decisions = await self._run(trajectory, slots, task)
@@ -166,7 +217,7 @@ class Lookahead:
 
         Every step is simulated (routing does not apply: the next step needs
         an observation). Stops at the first vetoed step (``failed_at``) or at
-        the first step without a prediction (``fail_open``: ``failed_at`` stays
+        the first step without a prediction (when ``on_error`` lets it pass: ``failed_at`` stays
         ``None`` and ``reason`` says where it stopped). ``deadline_s`` applies
         per step. The returned trajectory holds the predicted turns, the
         failing one included, each marked ``metadata["predicted"]``.
@@ -331,7 +382,24 @@ class Lookahead:
             action=action, kind=DecisionKind.SKIPPED, reason=reason, index=index, metadata=meta
         )
 
+    def _unchecked(self, trajectory: Trajectory, decision: Decision, cause: str) -> Decision:
+        hazard = action_hazard(self.router, trajectory, decision.action)
+        out = unchecked_decision(decision, hazard=hazard, policy=self.on_error, cause=cause)
+        if out.executes:
+            self.stats.unchecked += 1
+        else:
+            self.stats.blocked_unchecked += 1
+        self.stats.causes[cause] = self.stats.causes.get(cause, 0) + 1
+        self._warn.warn(out)
+        return out
+
     def _decision(self, trajectory: Trajectory, slot: _Slot) -> Decision:
+        decision = decide(slot, veto_outcomes=self.veto_outcomes)
         if slot.verdict is None:
             self.stats.errors += 1
-        return decide(slot, on_error=self.on_error, veto_outcomes=self.veto_outcomes)
+            cause = classify_error(slot.error, judged=slot.prediction is not None)
+            return self._unchecked(trajectory, decision, cause)
+        hazard = action_hazard(self.router, trajectory, slot.action)
+        if hazard is not None and hazard.name not in {s.name for s in decision.signals}:
+            decision.signals.append(hazard)
+        return decision

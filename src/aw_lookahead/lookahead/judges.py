@@ -131,7 +131,6 @@ class LLMJudge:
     ) -> None:
         self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
         self.base_url = self.provider.base_url
-        self._client = self.provider.client
         self.model = model or os.environ.get("AW_LOOKAHEAD_MODEL") or ""
         if not self.model:
             from aw_lookahead.errors import ConfigError
@@ -209,11 +208,12 @@ class LLMJudge:
                 "json_schema": {"name": "verdict", "schema": VERDICT_SCHEMA, "strict": True},
             }
         try:
-            completion = await self._client.chat.completions.create(
-                model=self.model,
-                messages=messages,
-                **request,
-            )
+            async with self.provider.connect() as client:  # per call: any event loop works
+                completion = await client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    **request,
+                )
         except openai.OpenAIError as exc:
             raise JudgeError(
                 f"the judge model at {self.base_url} failed: {type(exc).__name__}: "

@@ -10,21 +10,26 @@ Guarantees:
 * MCP tools: only an explicit ``readOnlyHint: true`` makes a call read-only.
   A missing annotation, a missing tool definition or an unknown tool means
   "may be destructive", as MCP's own defaults say.
-* Terminal commands: read-only only when every command of the line is on the
-  allow list and no redirection, command substitution, ``tee``, ``sed -i``,
-  ``find -exec/-delete`` (and similar writers) appears anywhere.
+* Terminal commands (:mod:`._readonly`): read-only only when every command
+  of every pipeline and list is on the allow list, called by its bare name,
+  uses no flag from that program's write/exec list (``sort -o``, ``sed -i``
+  and ``w``/``e`` scripts, ``rg --pre``, ``git grep -O``, ``find -exec``,
+  ``tree -o``, ``date -s``, ...), and the line has no redirection, command
+  substitution or background job (``tee``, ``xargs``, ``eval``, ``sh -c``
+  are not on the list).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from aw_lookahead.trajectory import Action, Domain, Trajectory
+
+from ._readonly import is_read_only_command
 
 __all__ = [
     "RiskRouter",
@@ -98,82 +103,6 @@ def tool_annotations(tool: Any) -> dict[str, bool]:
 
 # --------------------------------------------------------------------------- terminal
 
-_ALWAYS_READ = frozenset(
-    [
-        "ls",
-        "cat",
-        "head",
-        "tail",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "wc",
-        "pwd",
-        "echo",
-        "printf",
-        "which",
-        "type",
-        "whoami",
-        "id",
-        "date",
-        "uname",
-        "hostname",
-        "printenv",
-        "file",
-        "stat",
-        "du",
-        "df",
-        "tree",
-        "cut",
-        "tr",
-        "diff",
-        "cmp",
-        "md5sum",
-        "sha1sum",
-        "sha256sum",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "ps",
-        "free",
-        "uptime",
-        "nl",
-        "column",
-        "jq",
-        "cd",
-        "true",
-        "less",
-        "more",
-        "whereis",
-    ]
-)
-_GIT_READ = frozenset(
-    [
-        "status",
-        "log",
-        "diff",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "blame",
-        "describe",
-        "shortlog",
-        "grep",
-        "ls-tree",
-        "cat-file",
-    ]
-)
-_GIT_LISTING = frozenset({"branch", "tag", "remote"})
-_GIT_LIST_FLAGS = frozenset({"-a", "-r", "-v", "-vv", "--all", "--list", "-l", "--remotes"})
-_WRITER_TEXT = re.compile(r"[<>`]|\$\(|(?:^|\s)tee(?:\s|$)|(?<![|&])&(?![&])")
-_SPLIT = re.compile(r"&&|\|\||[;|\n]")
-_FIND_WRITERS = frozenset(
-    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
-)
-_SED_WRITE = re.compile(r"(?:^|[/;}\s])[wWe](?:\s|$)")
-
 
 def terminal_command_text(action: Action) -> str | None:
     """The shell text an action types: keystroke lists joined, plain text as is.
@@ -204,71 +133,6 @@ def terminal_command_text(action: Action) -> str | None:
     return "".join(parts)
 
 
-def _segment_read_only(words: list[str]) -> str | None:
-    """``None`` when the simple command is read-only, else the reason it is not."""
-    name = words[0].rsplit("/", 1)[-1]
-    if "=" in name:
-        return f"variable assignment {words[0]!r}"
-    args = words[1:]
-    if name == "git":
-        sub = next((a for a in args if not a.startswith("-")), None)
-        if sub in _GIT_READ:
-            if any(a.startswith("--output") for a in args):
-                return "git --output writes a file"
-            return None
-        if sub in _GIT_LISTING:
-            rest = args[args.index(sub) + 1 :]
-            if all(a in _GIT_LIST_FLAGS for a in rest):
-                return None
-            return f"git {sub} with arguments may change refs"
-        return f"git {sub or ''} is not a known read-only git command".replace("  ", " ")
-    if name == "find":
-        bad = next((a for a in args if a in _FIND_WRITERS), None)
-        return f"find {bad} acts on files" if bad else None
-    if name == "sed":
-        if any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
-            return "sed -i edits files in place"
-        if any(_SED_WRITE.search(a) for a in args if not a.startswith("-")):
-            return "sed script may write files (w/e command)"
-        return None
-    if name == "sort":
-        if any(a == "-o" or a.startswith(("-o", "--output")) for a in args):
-            return "sort -o writes a file"
-        return None
-    if name == "uniq":
-        positional = [a for a in args if not a.startswith("-")]
-        return "uniq with an output file writes it" if len(positional) > 1 else None
-    if name in _ALWAYS_READ:
-        return None
-    return f"{name!r} is not on the read-only allow list"
-
-
-def is_read_only_command(text: str) -> tuple[bool, str]:
-    """Classify a shell line (or several): ``(read_only, reason)``."""
-    if not text.strip():
-        return False, "no command text to classify"
-    hit = _WRITER_TEXT.search(text)
-    if hit:
-        return False, f"redirection, substitution, tee or background job ({hit.group(0).strip()!r})"
-    commands: list[str] = []
-    for segment in _SPLIT.split(text):
-        if not segment.strip():
-            continue
-        try:
-            words = shlex.split(segment)
-        except ValueError:
-            return False, f"cannot parse {segment.strip()!r}"
-        if not words:
-            continue
-        why = _segment_read_only(words)
-        if why is not None:
-            return False, why
-        commands.append(words[0])
-    if not commands:
-        return False, "no command text to classify"
-    return True, "read-only command(s): " + ", ".join(dict.fromkeys(commands))
-
-
 # --------------------------------------------------------------------------- router
 
 
@@ -293,7 +157,8 @@ class RiskRouter:
                 self._tools[name] = tool
         self.read_only_domains = frozenset(read_only_domains)
 
-    def _find_tool(self, trajectory: Trajectory, name: str) -> Any:
+    def find_tool(self, trajectory: Trajectory, name: str) -> Any:
+        """The definition of tool ``name``: the trajectory's first, then the router's own."""
         for tool in trajectory.tools or ():
             if tool.get("name") == name:
                 return tool
@@ -307,7 +172,7 @@ class RiskRouter:
             and ("arguments" in action or "args" in action or trajectory.domain is Domain.MCP)
         ):
             name = str(action["name"])
-            tool = self._find_tool(trajectory, name)
+            tool = self.find_tool(trajectory, name)
             if tool is None:
                 return Route(
                     read_only=False,

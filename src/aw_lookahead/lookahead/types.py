@@ -74,10 +74,11 @@ class Verdict(BaseModel):
 class DecisionKind(StrEnum):
     """What the engine decided for one action.
 
-    ``execute``: simulated and found feasible. ``veto``: simulated and pruned
-    (or blocked by ``fail_closed``). ``skipped``: routed as read-only, not
-    simulated, executes. ``unsimulated``: the world model failed and
-    ``fail_open`` lets it execute without lookahead.
+    ``execute``: simulated and found feasible. ``veto``: simulated and pruned,
+    or unchecked and blocked by ``on_error`` (``fail_safe``: destructive;
+    ``fail_closed``: any). ``skipped``: routed past simulation (read-only),
+    executes. ``unsimulated``: could not be checked (world model or judge
+    failed) and ``on_error`` lets it execute without lookahead.
     """
 
     EXECUTE = "execute"
@@ -102,8 +103,8 @@ _NEXT_STEP: dict[Outcome, str] = {
     ),
 }
 _NEXT_STEP_ERROR = (
-    "Lookahead could not check it (see Why): retry later, choose a step you are sure of, "
-    "or ask the user to run it."
+    "Lookahead could not check it (see Why): choose a step that cannot destroy data, "
+    "or ask the user to run or approve it."
 )
 
 
@@ -149,8 +150,14 @@ class Decision(BaseModel):
                 lines.append(
                     "Evidence: " + "; ".join(f"{s.name}: {s.matched!r}" for s in evidence[:5])
                 )
+            unchecked = "unchecked" in self.metadata
             lines.append(
-                "The action was NOT executed. " + _NEXT_STEP.get(self.outcome, _NEXT_STEP_ERROR)
+                "The action was NOT executed. "
+                + (
+                    _NEXT_STEP_ERROR
+                    if unchecked
+                    else _NEXT_STEP.get(self.outcome, _NEXT_STEP_ERROR)
+                )
             )
             return "\n".join(lines)
         if self.kind is DecisionKind.UNSIMULATED:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from aw_lookahead.lookahead.safety import unchecked_note
 from aw_lookahead.lookahead.types import Decision, DecisionKind, Outcome
 from aw_lookahead.trajectory import JsonlWriter, Turn
 
@@ -76,7 +77,13 @@ class ModeHandlers:
         result = await self.proxy.forward(session, tool.name, arguments)
         meta = dict(result.meta or {})
         meta[META_KEY] = _summary(decision)
-        return result.model_copy(update={"meta": meta})
+        update: dict[str, Any] = {"meta": meta}
+        note = unchecked_note(decision) if self.proxy.config.note_unchecked else None
+        if note is not None:
+            from mcp.types import TextContent
+
+            update["content"] = [*result.content, TextContent(text=note)]
+        return result.model_copy(update=update)
 
     # ------------------------------------------------------------------ preview
 

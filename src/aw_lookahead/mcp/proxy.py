@@ -18,7 +18,9 @@ handles each ``tools/call`` by mode:
 
 Guarantees: a call is forwarded at most once (:class:`Downstream`); a
 downstream crash or hang becomes an ``isError`` result for that call only;
-world-model failures follow ``on_error`` (``fail_closed`` blocks in gate).
+a call lookahead could not check follows ``on_error`` (:mod:`aw_lookahead.lookahead.safety`;
+default ``fail_safe``: blocked when the tool may be destructive, else forwarded with a
+note in the result saying it ran unchecked - ``note_unchecked=False`` drops the note).
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ class ProxyConfig:
 
     mode: ProxyMode = ProxyMode.GATE
     simulate: Literal["always", "risky"] = "risky"
-    on_error: Literal["fail_open", "fail_closed"] = "fail_closed"
-    deadline_s: float = 60.0
+    on_error: Literal["fail_safe", "fail_open", "fail_closed"] = "fail_safe"
+    deadline_s: float | None = None  # None: from the world model's timeout
+    note_unchecked: bool = True
     perturb: Perturbation | None = None
     shadow_log: Path | None = None
     confirm_ttl_s: float = 600.0

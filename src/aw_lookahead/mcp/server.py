@@ -72,7 +72,7 @@ def build_server(
     *,
     name: str = "aw-lookahead",
     on_error: str = "fail_closed",
-    deadline_s: float = 60.0,
+    deadline_s: float | None = None,
 ) -> Any:
     """An ``MCPServer`` with the ``simulate`` and ``lookahead`` tools over ``world_model``.
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -124,7 +125,6 @@ class OpenAIWorldModel(BaseWorldModel):
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
         self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
         self.base_url = self.provider.base_url
-        self._client = self.provider.client
         self._model = model or os.environ.get(ENV_MODEL) or None
         self.temperature = temperature
         self.top_p = top_p
@@ -137,9 +137,27 @@ class OpenAIWorldModel(BaseWorldModel):
         self.strict = strict
         self.seed = seed
         self.extra_body = dict(extra_body or {})
-        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self.max_concurrency = max_concurrency
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+        self._semaphores = weakref.WeakKeyDictionary()
         self._max_model_len: int | None = None
         self._models_checked = False
+
+    # ------------------------------------------------------------------ event loops
+
+    @property
+    def _client(self) -> AsyncOpenAI:
+        # The client of the call in progress (see OpenAIProvider.connect): never one
+        # left over from another event loop.
+        return self.provider.client
+
+    @property
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            sem = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
+        return sem
 
     # ------------------------------------------------------------------ identity
 
@@ -174,6 +192,10 @@ class OpenAIWorldModel(BaseWorldModel):
 
     async def list_models(self) -> list[ModelInfo]:
         """The models the server serves (``GET /v1/models``)."""
+        async with self.provider.connect():
+            return await self._list_models()
+
+    async def _list_models(self) -> list[ModelInfo]:
         try:
             page = await self._client.models.list(timeout=min(self.timeout, 10.0))
         except openai.APITimeoutError as exc:
@@ -197,7 +219,7 @@ class OpenAIWorldModel(BaseWorldModel):
         """Check the model is served and learn its context length; pick the only one if unset."""
         if self._models_checked and self._model is not None:
             return self._model
-        models = await self.list_models()
+        models = await self.list_models()  # inside a predict call: reuses its client
         if self._model is None:
             if len(models) != 1:
                 names = [m.id for m in models]
@@ -331,6 +353,12 @@ class OpenAIWorldModel(BaseWorldModel):
     ) -> list[Prediction | WorldModelError]:
         if not actions:
             return []
+        async with self.provider.connect():
+            return await self._predict_connected(trajectory, actions)
+
+    async def _predict_connected(
+        self, trajectory: Trajectory, actions: Sequence[Action]
+    ) -> list[Prediction | WorldModelError]:
         try:
             await self.resolve_model()
             longest = max(actions, key=lambda a: len(action_text(a)))

@@ -1,0 +1,318 @@
+"""Is a shell line read-only? The conservative classifier behind ``simulate="risky"``.
+
+A line is read-only only when every simple command of every pipeline and list
+is a program on the allow list, called by its bare name, with no flag from
+that program's write/exec list, and the line has no redirection, command
+substitution, background job, ``tee``/``xargs``/``eval``/``sh -c`` (those are
+simply not on the allow list). Anything not understood is "may write": a
+false "may write" costs one simulation, a false "read-only" lets a writer run
+unchecked.
+
+Per-program rules read option clusters the way getopt does (``-uo f`` is
+``-u -o f``), so a writing letter hidden in a cluster is still seen.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+
+__all__ = ["is_read_only_command"]
+
+Rule = Callable[[list[str]], str | None]
+
+_WRITER_TEXT = re.compile(r"[<>`]|\$\(|(?<![|&])&(?![&])")
+_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+
+
+def _short_letters(arg: str, takes_value: str = "") -> str:
+    """The option letters of a short cluster (``-uo`` -> ``uo``), stopping at one that
+    takes a value (its value is the rest of the word)."""
+    if not arg.startswith("-") or arg.startswith("--") or arg == "-":
+        return ""
+    out = []
+    for ch in arg[1:]:
+        out.append(ch)
+        if ch in takes_value:
+            break
+    return "".join(out)
+
+
+def _flags(
+    args: list[str], *, short: str = "", long: tuple[str, ...] = (), takes_value: str = ""
+) -> str | None:
+    """The first argument that uses a forbidden short letter or long option, or ``None``."""
+    for a in args:
+        if a == "--":
+            return None
+        if a.startswith("--"):
+            name = a.split("=", 1)[0]
+            if any(name == f or (len(name) > 3 and f.startswith(name)) for f in long):
+                return a
+        elif set(_short_letters(a, takes_value)) & set(short):
+            return a
+    return None
+
+
+def _plain(_: list[str]) -> str | None:
+    return None
+
+
+def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") -> Rule:
+    def rule(args: list[str]) -> str | None:
+        bad = _flags(args, short=short, long=long, takes_value=takes_value)
+        return f"option {bad!r} writes files or runs programs" if bad else None
+
+    return rule
+
+
+def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> Rule:
+    """Only the listed flags and no operands (``hostname x`` sets the host name)."""
+
+    def rule(args: list[str]) -> str | None:
+        for a in args:
+            if a.startswith("--"):
+                if a.split("=", 1)[0] not in allowed_long:
+                    return f"option {a!r} is not known to be read-only"
+            elif a.startswith("-") and len(a) > 1:
+                if not set(a[1:]) <= set(allowed_short):
+                    return f"option {a!r} is not known to be read-only"
+            else:
+                return f"operand {a!r} may change settings"
+        return None
+
+    return rule
+
+
+def _date(args: list[str]) -> str | None:
+    bad = _flags(args, short="s", long=("--set",), takes_value="dfrI")
+    if bad:
+        return f"date {bad} sets the clock"
+    values = {
+        i + 1
+        for i, a in enumerate(args)
+        if a in ("-d", "-f", "-r", "--date", "--file", "--reference")
+    }
+    for i, a in enumerate(args):
+        if not a.startswith(("-", "+")) and i not in values:
+            return f"date {a} sets the clock"
+    return None
+
+
+def _uniq(args: list[str]) -> str | None:
+    positional = [a for a in args if not a.startswith("-")]
+    return "uniq with an output file writes it" if len(positional) > 1 else None
+
+
+_FIND_WRITERS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
+
+
+def _find(args: list[str]) -> str | None:
+    bad = next((a for a in args if a in _FIND_WRITERS), None)
+    return f"find {bad} acts on files or runs programs" if bad else None
+
+
+# A sed script we can read: addresses, then p d q n = l and s/// with plain flags (delimiter /).
+_SED_ADDR = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/I?)"
+_SED_CMD = (
+    r"(?:[pdqQnNlz=gGhHx]|s/(?:[^/\\\n]|\\.)*/(?:[^/\\\n]|\\.)*/[gpiI0-9]*|y/[^/\n]*/[^/\n]*/)"
+)
+_SED_SAFE = re.compile(
+    rf"^(?:\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR})?)?\s*!?\s*{_SED_CMD}\s*(?:;|\n|$))+\s*$"
+)
+
+
+def _sed(args: list[str]) -> str | None:
+    scripts: list[str] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "--expression"):
+            if i + 1 >= len(args):
+                return "sed -e without a script"
+            scripts.append(args[i + 1])
+            i += 2
+            continue
+        if a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+        elif a.startswith("--"):
+            if a.split("=", 1)[0] not in ("--quiet", "--silent", "--regexp-extended", "--posix"):
+                return f"sed {a} is not known to be read-only"
+        elif a.startswith("-") and len(a) > 1:
+            letters = _short_letters(a, "el")
+            if not set(letters) <= set("nErsuz") | {"e"}:
+                return f"sed {a} may edit files in place or read a script file"
+            if "e" in letters:
+                rest = a[a.index("e") + 1 :]
+                if rest:
+                    scripts.append(rest)
+                elif i + 1 < len(args):
+                    scripts.append(args[i + 1])
+                    i += 1
+        else:
+            operands.append(a)
+        i += 1
+    if not scripts:
+        if not operands:
+            return "sed without a script"
+        scripts.append(operands[0])
+    for script in scripts:
+        if not _SED_SAFE.match(script):
+            return "sed script is not a plain print/substitute script (w, e, r write or run)"
+    return None
+
+
+# git: global options allowed before the subcommand, read-only subcommands, forbidden options.
+_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--bare"})
+_GIT_GLOBAL_VALUE = ("-C", "--git-dir", "--work-tree")
+_GIT_READ = frozenset(
+    {
+        "status",
+        "log",
+        "diff",
+        "show",
+        "rev-parse",
+        "ls-files",
+        "blame",
+        "describe",
+        "shortlog",
+        "grep",
+        "ls-tree",
+        "cat-file",
+    }
+)
+_GIT_LISTING = frozenset({"branch", "tag", "remote"})
+_GIT_LIST_FLAGS = frozenset({"-a", "-r", "-v", "-vv", "--all", "--list", "-l", "--remotes"})
+_GIT_BAD_LONG = (
+    "--output",
+    "--open-files-in-pager",
+    "--ext-diff",
+    "--exec",
+    "--upload-pack",
+    "--receiver",
+)
+
+
+def _git(args: list[str]) -> str | None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a in _GIT_GLOBAL_FLAGS or ("=" in a and a.split("=", 1)[0] in _GIT_GLOBAL_VALUE[1:]):
+            i += 1
+        elif a == "-C" or a in _GIT_GLOBAL_VALUE[1:]:
+            i += 2
+        else:
+            return f"git option {a!r} may change configuration or run programs"
+    if i >= len(args):
+        return "git without a subcommand"
+    sub, rest = args[i], args[i + 1 :]
+    if sub in _GIT_READ:
+        bad = _flags(rest, short="O" if sub == "grep" else "", long=_GIT_BAD_LONG)
+        return f"git {sub} {bad} writes files or runs programs" if bad else None
+    if sub in _GIT_LISTING:
+        if all(a in _GIT_LIST_FLAGS for a in rest):
+            return None
+        return f"git {sub} with arguments may change refs"
+    return f"git {sub} is not a known read-only git command"
+
+
+RULES: dict[str, Rule] = {
+    **dict.fromkeys(
+        (
+            "ls",
+            "cat",
+            "head",
+            "tail",
+            "grep",
+            "egrep",
+            "fgrep",
+            "wc",
+            "pwd",
+            "echo",
+            "printf",
+            "which",
+            "type",
+            "whoami",
+            "id",
+            "uname",
+            "printenv",
+            "stat",
+            "du",
+            "df",
+            "cut",
+            "tr",
+            "diff",
+            "cmp",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "ps",
+            "free",
+            "uptime",
+            "nl",
+            "column",
+            "jq",
+            "cd",
+            "true",
+            "whereis",
+        ),
+        _plain,
+    ),
+    "rg": _banned(long=("--pre", "--pre-glob", "--search-zip"), short="z"),
+    "tree": _banned(short="oR", long=("--output",), takes_value="LPIHT"),
+    "file": _banned(short="C", long=("--compile",), takes_value="mfFeP"),
+    "sort": _banned(short="o", long=("--output", "--compress-program"), takes_value="ktST"),
+    "date": _date,
+    "hostname": _no_operands("fsdiIaAy", ("--fqdn", "--long", "--short", "--domain")),
+    "uniq": _uniq,
+    "find": _find,
+    "sed": _sed,
+    "git": _git,
+}
+
+
+def _segment_read_only(words: list[str]) -> str | None:
+    """``None`` when the simple command is read-only, else the reason it is not."""
+    program = words[0]
+    if "=" in program:
+        return f"variable assignment {program!r}"
+    if "/" in program:
+        return f"path-qualified program {program!r} may not be the system's one"
+    rule = RULES.get(program)
+    if rule is None:
+        return f"{program!r} is not on the read-only allow list"
+    return rule(words[1:])
+
+
+def is_read_only_command(text: str) -> tuple[bool, str]:
+    """Classify a shell line (or several): ``(read_only, reason)``."""
+    if not text.strip():
+        return False, "no command text to classify"
+    hit = _WRITER_TEXT.search(text)
+    if hit:
+        return False, f"redirection, substitution or background job ({hit.group(0).strip()!r})"
+    commands: list[str] = []
+    for segment in _SPLIT.split(text):
+        if not segment.strip():
+            continue
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            return False, f"cannot parse {segment.strip()!r}"
+        if not words:
+            continue
+        why = _segment_read_only(words)
+        if why is not None:
+            return False, why
+        commands.append(words[0])
+    if not commands:
+        return False, "no command text to classify"
+    return True, "read-only command(s): " + ", ".join(dict.fromkeys(commands))

@@ -1,0 +1,226 @@
+"""What happens to an action lookahead could not check: the one fail-safe definition.
+
+The engine, the LangGraph adapters and the MCP proxy all decide unchecked
+actions here, so the three behave the same way.
+
+An action is *unchecked* when it has no verdict: the world model was
+unreachable, slower than the deadline, out of context, answered garbage, a
+judge failed, or the action was routed past simulation (``simulate="never"``).
+Action-level judges need no prediction and run on every action, simulated or
+not (:func:`action_hazard`): the destructive-command rule
+(:mod:`.destructive`) and, for MCP tool calls, the tool's annotations
+(``readOnlyHint`` / ``destructiveHint`` with MCP's defaults: a tool that
+does not say it is read-only or non-destructive may destroy data).
+
+``on_error`` policies (:data:`ErrorPolicy`):
+
+* ``"fail_safe"`` (default): an unchecked action runs only when no
+  action-level judge calls it destructive; a destructive one is vetoed as
+  "could not be checked".
+* ``"fail_open"``: every unchecked action runs.
+* ``"fail_closed"``: every unchecked action is vetoed.
+
+Never silent: every unchecked decision carries its cause and remedy
+(``Decision.metadata["unchecked"]``), is counted in the engine's stats, is
+logged as a WARNING on the ``aw_lookahead`` logger once per cause and engine,
+and an executed one has a short note for the agent (:func:`unchecked_note`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from aw_lookahead.trajectory import Action, Domain, Trajectory
+
+from .destructive import destructive_command
+from .routing import RiskRouter, tool_annotations
+from .types import Decision, DecisionKind, Outcome, Signal
+
+__all__ = [
+    "ERROR_POLICIES",
+    "REMEDIES",
+    "ErrorPolicy",
+    "WarnOnce",
+    "action_hazard",
+    "classify_error",
+    "logger",
+    "unchecked_decision",
+    "unchecked_note",
+]
+
+ErrorPolicy = Literal["fail_safe", "fail_open", "fail_closed"]
+ERROR_POLICIES: tuple[str, ...] = ("fail_safe", "fail_open", "fail_closed")
+
+logger = logging.getLogger("aw_lookahead")
+
+# cause -> what the operator can do about it (said once per cause in the log,
+# and in every decision's metadata).
+REMEDIES: dict[str, str] = {
+    "unreachable": (
+        "start a world model (`aw-lookahead serve --local` for the embedded CPU model) and "
+        "point AW_LOOKAHEAD_BASE_URL / base_url at it"
+    ),
+    "deadline": (
+        "the world model is slower than the deadline: raise OpenAIWorldModel(timeout=...) "
+        "(the engine's deadline follows it), lower max_tokens, or use a faster server"
+    ),
+    "timeout": (
+        "the world model did not answer within its timeout: raise timeout=..., lower "
+        "max_tokens, or check that the server is not overloaded"
+    ),
+    "context": (
+        "the prompt does not fit the model's context: shorten the task or the tool "
+        "definitions, lower max_tokens, or serve the model with a larger --max-model-len"
+    ),
+    "model": "the server does not serve that model: set AW_LOOKAHEAD_MODEL / model=...",
+    "server": "the world-model server answered with an error: see its log",
+    "reply": "the world model's reply had no usable observation: check the model and prompts",
+    "judge": "a feasibility judge gave no verdict: check the judge's model and server",
+    "not_simulated": "simulation is switched off (simulate='never')",
+    "error": "the world model failed: see the error text",
+}
+
+
+def classify_error(error: str | None, *, judged: bool = False) -> str:
+    """The cause key (see :data:`REMEDIES`) of an engine error text."""
+    text = (error or "").lower()
+    if judged:
+        return "judge"
+    if "deadline" in text:
+        return "deadline"
+    if "serverunreachable" in text or "no world-model server answers" in text:
+        return "unreachable"
+    if "timeout" in text or "did not answer within" in text:
+        return "timeout"
+    if "contexttoolong" in text or "does not fit" in text:
+        return "context"
+    if "modelnotserved" in text or "does not serve model" in text:
+        return "model"
+    if "replyparse" in text:
+        return "reply"
+    if "servererror" in text or "answered http" in text:
+        return "server"
+    return "error"
+
+
+def _mcp_hazard(
+    router: RiskRouter, trajectory: Trajectory, action: Mapping[str, Any]
+) -> str | None:
+    name = str(action["name"])
+    tool = router.find_tool(trajectory, name)
+    if tool is None:
+        return f"tool {name!r} has no definition, so it may be destructive"
+    hints = tool_annotations(tool)
+    if hints["read_only_hint"] or not hints["destructive_hint"]:
+        return None
+    return f"tool {name!r} is not annotated readOnlyHint or destructiveHint=false"
+
+
+def action_hazard(router: RiskRouter, trajectory: Trajectory, action: Action) -> Signal | None:
+    """Why ``action`` may destroy data, judged from the action alone, or ``None``.
+
+    Runs without a prediction: the destructive-command rule for terminal
+    text, the tool's MCP annotations for tool calls.
+    """
+    if (
+        isinstance(action, Mapping)
+        and isinstance(action.get("name"), str)
+        and ("arguments" in action or "args" in action or trajectory.domain is Domain.MCP)
+    ):
+        why = _mcp_hazard(router, trajectory, action)
+        name = "risk.mcp_destructive_hint"
+    else:
+        why = destructive_command(action)
+        name = "risk.destructive_command"
+    if why is None:
+        return None
+    return Signal(source="action", name=name, outcome=Outcome.RISKY, detail=why)
+
+
+def unchecked_decision(
+    decision: Decision,
+    *,
+    hazard: Signal | None,
+    policy: ErrorPolicy,
+    cause: str,
+) -> Decision:
+    """Apply ``policy`` to a decision that has no verdict (kind ``unsimulated``/``skipped``)."""
+    remedy = REMEDIES.get(cause, REMEDIES["error"])
+    what = decision.error or decision.reason or cause
+    signals = list(decision.signals) + ([hazard] if hazard is not None else [])
+    meta = {**decision.metadata, "unchecked": {"cause": cause, "remedy": remedy, "policy": policy}}
+    blocked = policy == "fail_closed" or (policy == "fail_safe" and hazard is not None)
+    if blocked:
+        because = (
+            f"it may be destructive ({hazard.detail})"
+            if hazard is not None
+            else "on_error='fail_closed' blocks every unchecked action"
+        )
+        reason = f"could not be checked ({what}) and {because}; blocked by on_error='{policy}'"
+        return decision.model_copy(
+            update={
+                "kind": DecisionKind.VETO,
+                "outcome": Outcome.RISKY if hazard is not None else Outcome.UNKNOWN,
+                "reason": reason,
+                "signals": signals,
+                "metadata": meta,
+            }
+        )
+    if decision.kind is DecisionKind.SKIPPED:
+        return decision.model_copy(update={"signals": signals, "metadata": meta})
+    reason = f"could not be checked ({what}); runs unchecked (on_error='{policy}')"
+    return decision.model_copy(
+        update={
+            "kind": DecisionKind.UNSIMULATED,
+            "reason": reason,
+            "signals": signals,
+            "metadata": meta,
+        }
+    )
+
+
+def unchecked_note(decision: Decision) -> str | None:
+    """The short note an agent sees on the result of an action that ran unchecked, or ``None``."""
+    if decision.kind is not DecisionKind.UNSIMULATED:
+        return None
+    info = decision.metadata.get("unchecked") or {}
+    cause = info.get("cause", "error") if isinstance(info, Mapping) else "error"
+    return (
+        f"[lookahead] Note: this ran WITHOUT a lookahead check ({cause}: "
+        f"{(decision.error or decision.reason)[:200]})."
+    )
+
+
+_EFFECT = {
+    "fail_safe": "destructive ones are blocked, the rest run",
+    "fail_open": "they all run",
+    "fail_closed": "they are all blocked",
+}
+
+
+class WarnOnce:
+    """Logs one WARNING per cause (per owner), with the remedy."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+
+    def warn(self, decision: Decision) -> None:
+        info = decision.metadata.get("unchecked")
+        if not isinstance(info, Mapping):
+            return
+        cause = str(info.get("cause"))
+        if cause in self._seen or cause == "not_simulated":
+            return
+        self._seen.add(cause)
+        policy = str(info.get("policy"))
+        logger.warning(
+            "aw-lookahead could not check an action (%s: %s). Unchecked actions follow "
+            "on_error=%r: %s. To fix: %s. (Logged once per cause.)",
+            cause,
+            decision.error or decision.reason,
+            policy,
+            _EFFECT.get(policy, ""),
+            info.get("remedy"),
+        )
