@@ -6,9 +6,10 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 from typing import Any
 
-from ._common import add_server_options, world_model_from_args
+from ._common import add_server_options, output_dir, world_model_from_args
 
 
 def register(subparsers: Any) -> None:
@@ -85,6 +86,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency must be >= 1, got {args.concurrency}")
     samples = load_samples(args.data, limit=args.limit)
+    output_dir(args.out, "--out")
 
     async def go() -> Any:
         wm = world_model_from_args(
@@ -155,12 +157,19 @@ def _judge(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from aw_lookahead.evaluation import build_report, render_markdown, write_report
 
+    if args.report_dir is not None:
+        output_dir(args.report_dir, "--report-dir")
     paths = write_report(args.out, args.report_dir)
-    if args.json:
+    report = build_report(args.out)
+    if report["skipped_lines"]:
         print(
-            json.dumps({**build_report(args.out), "files": {k: str(v) for k, v in paths.items()}})
+            f"aw-lookahead eval: warning: skipped {report['skipped_lines']} unusable lines of "
+            f"{report['source']} (bad JSON or records of the wrong shape)",
+            file=sys.stderr,
         )
+    if args.json:
+        print(json.dumps({**report, "files": {k: str(v) for k, v in paths.items()}}))
     else:
-        print(render_markdown(build_report(args.out)))
+        print(render_markdown(report))
         print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0

@@ -7,6 +7,10 @@ sample whose judge failed counts in ``n`` and ``judge_failed``, never in a
 mean. The gap to the published numbers is printed only for the domains the
 published tables cover, and it compares like with like only on the full
 AgentWorldBench with a strong judge.
+
+A line that holds no usable record (bad JSON, no ``id``, a ``judge`` or
+``rule`` entry of the wrong shape) is skipped and counted in
+``skipped_lines``, which the CLI reports.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
+from aw_lookahead.errors import UsageError
+
+from ._io import JUDGED_FILE, PREDICTIONS_FILE, scan_records
 from .judge import DIMENSIONS, to_published_scale
 
 __all__ = ["PUBLISHED", "build_report", "render_markdown", "write_report"]
@@ -61,11 +67,42 @@ def _summarise(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return row
 
 
+def _numbers(entry: Any, keys: tuple[str, ...]) -> bool:
+    return isinstance(entry, dict) and all(isinstance(entry.get(k), int | float) for k in keys)
+
+
+def _well_formed(rec: dict[str, Any]) -> bool:
+    """Whether the report can use ``rec``: ``judge`` / ``rule``, when present, have numbers."""
+    judge = rec.get("judge")
+    if judge is not None:
+        if not isinstance(judge, dict):
+            return False
+        total_100 = judge.get("total_100")
+        if total_100 is not None and not isinstance(total_100, int | float):
+            return False
+        scored = not judge.get("failed") and "total" in judge
+        if scored and not _numbers(judge, ("total", *DIMENSIONS)):
+            return False
+    rule = rec.get("rule")
+    return not rule or _numbers(rule, ("verdict", "masked_exact", "line_f1"))
+
+
 def build_report(run_dir: str | Path) -> dict[str, Any]:
-    """Aggregate ``judged.jsonl`` (else ``predictions.jsonl``) of ``run_dir`` into a dict."""
+    """Aggregate ``judged.jsonl`` (else ``predictions.jsonl``) of ``run_dir`` into a dict.
+
+    Raises :class:`~aw_lookahead.errors.UsageError` when neither file holds a record.
+    """
     run = Path(run_dir)
     source = run / JUDGED_FILE if (run / JUDGED_FILE).exists() else run / PREDICTIONS_FILE
-    recs = list(latest_records(source).values())
+    scan = scan_records(source)
+    recs = [r for r in scan.latest.values() if _well_formed(r)]
+    skipped = len(scan.skipped_lines) + len(scan.latest) - len(recs)
+    if not recs:
+        found = f" ({skipped} unusable lines skipped)" if skipped else ""
+        raise UsageError(
+            f"{run} holds no usable {JUDGED_FILE} or {PREDICTIONS_FILE} records{found}; "
+            f"run `aw-lookahead eval run --out {run}` first"
+        )
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in recs:
         by_domain[str(r.get("domain", "?"))].append(r)
@@ -80,13 +117,14 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
             if d in table and row["score"] is not None
         }
     samples = {
-        d: [r["judge"]["total_100"] for r in by_domain[d] if r.get("judge", {}).get("total_100")
-            is not None]
+        d: [r["judge"]["total_100"] for r in by_domain[d]
+            if (r.get("judge") or {}).get("total_100") is not None]
         for d in domains
     }  # fmt: skip
     f1 = {d: [r["rule"]["line_f1"] for r in by_domain[d] if r.get("rule")] for d in domains}
     return {"source": str(source), "rows": rows, "published": PUBLISHED, "gaps": gaps,
-            "distributions": {"score": samples, "line_f1": f1}}  # fmt: skip
+            "distributions": {"score": samples, "line_f1": f1},
+            "skipped_lines": skipped}  # fmt: skip
 
 
 def _cell(v: Any) -> str:
@@ -112,6 +150,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         out.append(f"| {model} | " + " | ".join(cells) + " |")
     out += ["", "Gaps compare like with like only on the full AgentWorldBench with a strong "
             "judge; value claims need the reference model served on a GPU.", ""]  # fmt: skip
+    if report.get("skipped_lines"):
+        out += [f"{report['skipped_lines']} unusable lines of {report['source']} were skipped.", ""]
     return "\n".join(out)
 
 
