@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from ._common import add_server_options, world_model_from_args
 
-ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
+ENV_TOKEN = "AW_LOOKAHEAD_AUTH_TOKEN"
 
 
 def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None:
-    """``--transport``, ``--host``, ``--port``, ``--auth-token`` (shared with ``proxy``)."""
+    """``--transport``, ``--host``, ``--port`` and the HTTP security options (shared with proxy)."""
     p.add_argument(
         "--transport",
         choices=["stdio", "http"],
@@ -23,9 +24,65 @@ def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None
     p.add_argument("--port", type=int, default=default_port, help="HTTP port (default %(default)s)")
     p.add_argument(
         "--auth-token",
-        default=os.environ.get(ENV_TOKEN),
-        help=f"HTTP only: require 'Authorization: Bearer <token>' (env {ENV_TOKEN})",
+        default=None,
+        help=f"HTTP only: require 'Authorization: Bearer <token>'. Prefer the env variable "
+        f"{ENV_TOKEN}: a token on the command line is visible to other users in `ps`",
     )
+    p.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="HTTP only: allow a non-loopback --host without a token (anyone who reaches the "
+        "port can call the tools)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT|:*]",
+        help="HTTP only: a Host header value to accept besides loopback and --host (repeatable), "
+        "e.g. mcp.internal:* when clients reach the server by that name",
+    )
+    p.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP only: a browser Origin to accept (repeatable), e.g. https://app.example",
+    )
+
+
+def http_security(args: argparse.Namespace) -> dict[str, Any]:
+    """The security keywords of :func:`~aw_lookahead.mcp.serve_http` from the parsed options.
+
+    The token is the flag's, else ``$AW_LOOKAHEAD_AUTH_TOKEN``; an empty one is
+    refused here (an unset variable must not turn auth off).
+    """
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.mcp.transport import check_http_auth
+
+    token = args.auth_token
+    if token is not None:
+        print(
+            f"aw-lookahead {args.verb}: warning: --auth-token is visible to other users in `ps`; "
+            f"prefer the environment variable {ENV_TOKEN}",
+            file=sys.stderr,
+        )
+        origin = "--auth-token"
+    else:
+        token = os.environ.get(ENV_TOKEN)
+        origin = ENV_TOKEN
+    if token is not None and not token.strip():
+        raise ConfigError(
+            f"{origin} is empty (an unset variable?); give a long random token, e.g. "
+            "`export AW_LOOKAHEAD_AUTH_TOKEN=$(openssl rand -hex 32)`"
+        )
+    check_http_auth(args.host, token, allow_unauthenticated=args.allow_unauthenticated)
+    return {
+        "auth_token": token,
+        "allowed_hosts": list(args.allowed_host),
+        "allowed_origins": list(args.allowed_origin),
+        "allow_unauthenticated": args.allow_unauthenticated,
+    }
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,14 +115,14 @@ def run(args: argparse.Namespace) -> int:
         anyio.run(serve_stdio, server)
         return 0
 
+    security = http_security(args)
+
     def ready(port: int) -> None:
-        auth = " (bearer token required)" if args.auth_token else ""
+        auth = " (bearer token required)" if security["auth_token"] else ""
         print(f"aw-lookahead mcp: serving http://{args.host}:{port}/mcp{auth}", file=sys.stderr)
         sys.stderr.flush()
 
     anyio.run(
-        lambda: serve_http(
-            server, host=args.host, port=args.port, auth_token=args.auth_token, on_ready=ready
-        )
+        lambda: serve_http(server, host=args.host, port=args.port, on_ready=ready, **security)
     )
     return 0
