@@ -96,6 +96,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_server_options(p)
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     p.add_argument(
+        "--max-candidates",
+        type=int,
+        default=16,
+        help="most candidates one lookahead call may send (each is one world-model request; "
+        "default %(default)s)",
+    )
+    p.add_argument(
         "--on-error",
         choices=["fail_closed", "fail_open"],
         default="fail_closed",
@@ -107,10 +114,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import anyio
 
+    from aw_lookahead.errors import ConfigError
     from aw_lookahead.mcp import build_server, serve_http, serve_stdio
 
     world_model = world_model_from_args(args, max_tokens=args.max_tokens)
-    server = build_server(world_model, on_error=args.on_error, deadline_s=args.timeout + 5)
+    if args.max_candidates < 1:
+        raise ConfigError(f"--max-candidates must be >= 1, got {args.max_candidates}")
+    server = build_server(
+        world_model,
+        on_error=args.on_error,
+        deadline_s=args.timeout + 5,
+        max_candidates=args.max_candidates,
+    )
     if args.transport == "stdio":
         anyio.run(serve_stdio, server)
         return 0
