@@ -98,6 +98,7 @@ def test_empty_token_is_refused(
     verb: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("AW_LOOKAHEAD_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("AW_LOOKAHEAD_MCP_TOKEN", raising=False)
     rc, err = run_cli([*verb[:1], "--transport", "http", "--auth-token", "", *verb[1:]], capsys)
     assert rc == 2
     assert "--auth-token is empty" in err
@@ -114,6 +115,7 @@ def test_non_loopback_bind_without_token_is_refused(
     verb: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("AW_LOOKAHEAD_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("AW_LOOKAHEAD_MCP_TOKEN", raising=False)
     rc, err = run_cli([verb[0], "--transport", "http", "--host", "0.0.0.0", *verb[1:]], capsys)
     assert rc == 2
     assert "--allow-unauthenticated" in err
@@ -190,9 +192,10 @@ def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[
 
 
 @pytest.mark.integration
-async def test_token_from_the_environment(tmp_path: Path) -> None:
+@pytest.mark.parametrize("variable", ["AW_LOOKAHEAD_AUTH_TOKEN", "AW_LOOKAHEAD_MCP_TOKEN"])
+async def test_token_from_the_environment(tmp_path: Path, variable: str) -> None:
     port = _free_port()
-    env = {**os.environ, "AW_LOOKAHEAD_AUTH_TOKEN": TOKEN,
+    env = {**os.environ, variable: TOKEN,
            "AW_LOOKAHEAD_BASE_URL": "http://127.0.0.1:9/v1", "AW_LOOKAHEAD_MODEL": "m"}  # fmt: skip
     log = tmp_path / "server.log"
     proc = _start([AW, "mcp", "--transport", "http", "--port", str(port)], env, log)

@@ -10,6 +10,7 @@ from typing import Any
 from ._common import add_server_options, world_model_from_args
 
 ENV_TOKEN = "AW_LOOKAHEAD_AUTH_TOKEN"
+LEGACY_ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
 
 
 def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None:
@@ -54,8 +55,9 @@ def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None
 def http_security(args: argparse.Namespace) -> dict[str, Any]:
     """The security keywords of :func:`~aw_lookahead.mcp.serve_http` from the parsed options.
 
-    The token is the flag's, else ``$AW_LOOKAHEAD_AUTH_TOKEN``; an empty one is
-    refused here (an unset variable must not turn auth off).
+    The token is the flag's, else ``$AW_LOOKAHEAD_AUTH_TOKEN`` (else the older
+    ``$AW_LOOKAHEAD_MCP_TOKEN``); an empty one is refused here (an unset
+    variable must not turn auth off).
     """
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.mcp.transport import check_http_auth
@@ -69,8 +71,8 @@ def http_security(args: argparse.Namespace) -> dict[str, Any]:
         )
         origin = "--auth-token"
     else:
-        token = os.environ.get(ENV_TOKEN)
-        origin = ENV_TOKEN
+        origin = ENV_TOKEN if ENV_TOKEN in os.environ else LEGACY_ENV_TOKEN
+        token = os.environ.get(origin)  # the old name still works: never drop a token silently
     if token is not None and not token.strip():
         raise ConfigError(
             f"{origin} is empty (an unset variable?); give a long random token, e.g. "
