@@ -192,11 +192,11 @@ def test_file_without_a_usable_record_is_an_error(
     tmp_path: Path, lines: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "predictions.jsonl").write_text("".join(lines))
-    assert main(["eval", "report", "--out", str(tmp_path)]) == 1
-    assert "no usable record" in capsys.readouterr().err
+    assert main(["eval", "report", "--out", str(tmp_path)]) == 2
+    assert "holds no usable record" in capsys.readouterr().err
     assert main(["eval", "judge", "--out", str(tmp_path), "--judge-base-url", "http://x/v1",
-                 "--judge-model", "m"]) == 1  # fmt: skip
-    assert main(["eval", "export", "--out", str(tmp_path), "--to", str(tmp_path / "e")]) == 1
+                 "--judge-model", "m"]) == 2  # fmt: skip
+    assert main(["eval", "export", "--out", str(tmp_path), "--to", str(tmp_path / "e")]) == 2
 
 
 def test_folder_reads_test_files_unless_told(tmp_path: Path) -> None:

@@ -86,17 +86,48 @@ def test_gpus_nodes_lora_key_and_extra_args(capsys: pytest.CaptureFixture[str]) 
     assert "--enable-lora" in got
     assert "--no-enable-prefix-caching" in got
     assert "--lora-modules sft=/runs/sft/adapter rl=/runs/rl/adapter" in text
-    assert got[got.index("--api-key") + 1] == "sekret"
+    assert "--api-key" not in got  # the key reaches vLLM as VLLM_API_KEY, never in `ps`
+    assert "sekret" not in json.dumps(info)
     assert got[-2:] == ["--seed", "7"]
     assert json.loads(got[got.index("--default-chat-template-kwargs") + 1]) == {
         "enable_thinking": False
     }
-    assert info["server_env"] == {"HF_HUB_OFFLINE": "0", "VLLM_ALLOW_RUNTIME_LORA_UPDATING": "True"}
+    assert info["server_env"] == {
+        "HF_HUB_OFFLINE": "0",
+        "VLLM_ALLOW_RUNTIME_LORA_UPDATING": "True",
+        "VLLM_API_KEY": "<hidden>",
+    }
     assert info["client_env"] == {
         "AW_LOOKAHEAD_BASE_URL": "http://127.0.0.1:8000/v1",
         "AW_LOOKAHEAD_MODEL": "wm",
-        "AW_LOOKAHEAD_API_KEY": "sekret",
+        "AW_LOOKAHEAD_API_KEY": "<hidden>",
     }
+    plan = plan_serve("default", model="my-org/my-model", api_key="sekret")
+    assert plan.server_env()["VLLM_API_KEY"] == "sekret"
+    assert "sekret" not in plan.argv
+    server = plan.server()
+    assert server.env()["VLLM_API_KEY"] == "sekret"
+    assert "sekret" not in server.command()
+
+
+def test_api_key_from_the_environment_and_open_binds(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = ["serve", "--model", "my-org/my-model", "--dry-run"]
+    assert main([*base, "--host", "0.0.0.0"]) == 2
+    assert "--allow-unauthenticated" in capsys.readouterr().err
+    assert main([*base, "--api-key", ""]) == 2
+    assert "--api-key is empty" in capsys.readouterr().err
+    info = dry_run(capsys, "--model", "my-org/my-model", "--host", "0.0.0.0",
+                   "--allow-unauthenticated")  # fmt: skip
+    assert "VLLM_API_KEY" not in info["server_env"]  # type: ignore[operator]
+    monkeypatch.setenv("VLLM_API_KEY", "from-env")
+    info = dry_run(capsys, "--model", "my-org/my-model", "--host", "0.0.0.0")
+    assert info["server_env"]["VLLM_API_KEY"] == "<hidden>"  # type: ignore[index]
+    assert "from-env" not in json.dumps(info)
+    monkeypatch.setenv("VLLM_API_KEY", "")
+    assert main(base) == 2
+    assert "VLLM_API_KEY is empty" in capsys.readouterr().err
 
 
 def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> None:

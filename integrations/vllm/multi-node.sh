@@ -15,4 +15,6 @@
 # The vLLM command it runs (checked by tests/test_serving_presets.py):
 #   python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen-AgentWorld-397B-A17B --served-model-name Qwen/Qwen-AgentWorld-397B-A17B --host 0.0.0.0 --port 8000 --max-model-len 32768 --gpu-memory-utilization 0.9 --enable-prompt-tokens-details --reasoning-parser qwen3 --language-model-only --trust-remote-code --tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray --enable-prefix-caching
 set -euo pipefail
-aw-lookahead serve --preset qwen-agentworld-397b-a17b --gpus 8 --nodes 2 --host 0.0.0.0 --port 8000 --ready-timeout 3600
+# Other machines can reach this port: export VLLM_API_KEY (clients set
+# AW_LOOKAHEAD_API_KEY to the same value) and drop --allow-unauthenticated.
+aw-lookahead serve --preset qwen-agentworld-397b-a17b --gpus 8 --nodes 2 --host 0.0.0.0 --port 8000 --ready-timeout 3600 --allow-unauthenticated

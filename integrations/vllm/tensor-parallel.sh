@@ -10,4 +10,6 @@
 #   python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen-AgentWorld-35B-A3B --served-model-name agentworld --host 0.0.0.0 --port 8000 --max-model-len 262144 --gpu-memory-utilization 0.9 --enable-prompt-tokens-details --reasoning-parser qwen3 --language-model-only --trust-remote-code --tensor-parallel-size 4 --enable-prefix-caching
 set -euo pipefail
 pip install 'aw-lookahead[vllm]'
-aw-lookahead serve --preset qwen-agentworld-35b-a3b --gpus 4 --max-model-len 262144 --served-model-name agentworld --host 0.0.0.0 --port 8000
+# Other machines can reach this port: export VLLM_API_KEY (clients set
+# AW_LOOKAHEAD_API_KEY to the same value) and drop --allow-unauthenticated.
+aw-lookahead serve --preset qwen-agentworld-35b-a3b --gpus 4 --max-model-len 262144 --served-model-name agentworld --host 0.0.0.0 --port 8000 --allow-unauthenticated

@@ -35,9 +35,11 @@ from pydantic import (
 )
 
 from ._contract import OBSERVATION_MARKER
+from ._jsonl import MAX_JSON_DEPTH, decode_jsonl_line
 from .errors import TrajectoryError
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "OBSERVATION_MARKER",
     "Action",
     "Domain",
@@ -46,6 +48,7 @@ __all__ = [
     "Turn",
     "TurnSample",
     "action_text",
+    "decode_jsonl_line",
     "iter_jsonl_dicts",
     "load_turn_samples",
     "read_agentworldbench",
@@ -228,25 +231,21 @@ def _first_message(exc: ValidationError) -> str:
 
 
 def iter_jsonl_dicts(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line; bad JSON names the line."""
+    """Yield ``(line_number, object)`` for each non-blank line; any bad line names file and line.
+
+    Lines are decoded one by one (see :func:`decode_jsonl_line`), so invalid
+    UTF-8 or binary data is reported at its own line.
+    """
     p = Path(path)
     try:
-        fh = p.open(encoding="utf-8")
+        fh = p.open("rb")
     except OSError as exc:
         raise TrajectoryError(f"cannot open: {exc.strerror}", source=str(p)) from exc
     with fh:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise TrajectoryError(
-                    f"not valid JSON ({exc.msg} at column {exc.colno}); each line must hold "
-                    "one JSON object",
-                    source=str(p),
-                    line=lineno,
-                ) from exc
+            obj = decode_jsonl_line(raw, source=str(p), line=lineno)
             if not isinstance(obj, dict):
                 raise TrajectoryError(
                     f"expected a JSON object, got {type(obj).__name__}", source=str(p), line=lineno

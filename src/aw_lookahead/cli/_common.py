@@ -6,8 +6,10 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
+from aw_lookahead.errors import UsageError
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.worldmodel.openai_api import (
     DEFAULT_BASE_URL,
@@ -72,3 +74,28 @@ def world_model_from_args(args: argparse.Namespace, **kwargs: Any) -> OpenAIWorl
 def print_json(obj: Any) -> None:
     json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+
+
+def output_dir(path: str | Path, option: str) -> Path:
+    """``path`` as a folder we can write into (created); a one-line UsageError otherwise."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"{option} {p} is a file; give a folder (it is created if missing)")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{option} {p}: cannot create the folder ({exc.strerror})") from exc
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {p}: the folder is not writable")
+    return p
+
+
+def output_file(path: str | Path, option: str) -> Path:
+    """``path`` as a file we can write (its folder created); a one-line UsageError otherwise."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{option} {p} is a folder; give a file name, e.g. {p / 'out.jsonl'}")
+    output_dir(p.parent, f"{option} folder")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UsageError(f"{option} {p}: the file is not writable")
+    return p

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 from typing import Any
 
 from aw_lookahead.evaluation._io import TEST_PATTERN
@@ -20,6 +21,7 @@ from aw_lookahead.evaluation.official import (
 from ._common import (
     add_prompts_option,
     add_server_options,
+    output_dir,
     prompts_from_args,
     world_model_from_args,
 )
@@ -173,6 +175,7 @@ def _run(args: argparse.Namespace) -> int:
     official = protocol == "official"
     max_tokens = args.max_tokens or (REFERENCE_MAX_TOKENS if official else OURS_MAX_TOKENS)
     timeout = args.timeout or (REFERENCE_TIMEOUT_S if official else OURS_TIMEOUT_S)
+    output_dir(args.out, "--out")
 
     async def go() -> Any:
         model: Any
@@ -321,12 +324,19 @@ def _export(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from aw_lookahead.evaluation import build_report, render_markdown, write_report
 
+    if args.report_dir is not None:
+        output_dir(args.report_dir, "--report-dir")
     paths = write_report(args.out, args.report_dir)
-    if args.json:
+    report = build_report(args.out)
+    if report["skipped_lines"]:
         print(
-            json.dumps({**build_report(args.out), "files": {k: str(v) for k, v in paths.items()}})
+            f"aw-lookahead eval: warning: skipped {report['skipped_lines']} unusable lines of "
+            f"{report['source']} (bad JSON or records of the wrong shape)",
+            file=sys.stderr,
         )
+    if args.json:
+        print(json.dumps({**report, "files": {k: str(v) for k, v in paths.items()}}))
     else:
-        print(render_markdown(build_report(args.out)))
+        print(render_markdown(report))
         print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from ._common import add_prompts_option, add_server_options, world_model_from_args
 
-ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
+ENV_TOKEN = "AW_LOOKAHEAD_AUTH_TOKEN"
+LEGACY_ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
 
 
 def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None:
-    """``--transport``, ``--host``, ``--port``, ``--auth-token`` (shared with ``proxy``)."""
+    """``--transport``, ``--host``, ``--port`` and the HTTP security options (shared with proxy)."""
     p.add_argument(
         "--transport",
         choices=["stdio", "http"],
@@ -23,9 +25,66 @@ def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None
     p.add_argument("--port", type=int, default=default_port, help="HTTP port (default %(default)s)")
     p.add_argument(
         "--auth-token",
-        default=os.environ.get(ENV_TOKEN),
-        help=f"HTTP only: require 'Authorization: Bearer <token>' (env {ENV_TOKEN})",
+        default=None,
+        help=f"HTTP only: require 'Authorization: Bearer <token>'. Prefer the env variable "
+        f"{ENV_TOKEN}: a token on the command line is visible to other users in `ps`",
     )
+    p.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="HTTP only: allow a non-loopback --host without a token (anyone who reaches the "
+        "port can call the tools)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT|:*]",
+        help="HTTP only: a Host header value to accept besides loopback and --host (repeatable), "
+        "e.g. mcp.internal:* when clients reach the server by that name",
+    )
+    p.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP only: a browser Origin to accept (repeatable), e.g. https://app.example",
+    )
+
+
+def http_security(args: argparse.Namespace) -> dict[str, Any]:
+    """The security keywords of :func:`~aw_lookahead.mcp.serve_http` from the parsed options.
+
+    The token is the flag's, else ``$AW_LOOKAHEAD_AUTH_TOKEN`` (else the older
+    ``$AW_LOOKAHEAD_MCP_TOKEN``); an empty one is refused here (an unset
+    variable must not turn auth off).
+    """
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.mcp.transport import check_http_auth
+
+    token = args.auth_token
+    if token is not None:
+        print(
+            f"aw-lookahead {args.verb}: warning: --auth-token is visible to other users in `ps`; "
+            f"prefer the environment variable {ENV_TOKEN}",
+            file=sys.stderr,
+        )
+        origin = "--auth-token"
+    else:
+        origin = ENV_TOKEN if ENV_TOKEN in os.environ else LEGACY_ENV_TOKEN
+        token = os.environ.get(origin)  # the old name still works: never drop a token silently
+    if token is not None and not token.strip():
+        raise ConfigError(
+            f"{origin} is empty (an unset variable?); give a long random token, e.g. "
+            "`export AW_LOOKAHEAD_AUTH_TOKEN=$(openssl rand -hex 32)`"
+        )
+    check_http_auth(args.host, token, allow_unauthenticated=args.allow_unauthenticated)
+    return {
+        "auth_token": token,
+        "allowed_hosts": list(args.allowed_host),
+        "allowed_origins": list(args.allowed_origin),
+        "allow_unauthenticated": args.allow_unauthenticated,
+    }
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +99,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_prompts_option(p)
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     p.add_argument(
+        "--max-candidates",
+        type=int,
+        default=16,
+        help="most candidates one lookahead call may send (each is one world-model request; "
+        "default %(default)s)",
+    )
+    p.add_argument(
         "--on-error",
         choices=["fail_closed", "fail_open"],
         default="fail_closed",
@@ -51,22 +117,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import anyio
 
+    from aw_lookahead.errors import ConfigError
     from aw_lookahead.mcp import build_server, serve_http, serve_stdio
 
     world_model = world_model_from_args(args, max_tokens=args.max_tokens)
-    server = build_server(world_model, on_error=args.on_error, deadline_s=args.timeout + 5)
+    if args.max_candidates < 1:
+        raise ConfigError(f"--max-candidates must be >= 1, got {args.max_candidates}")
+    server = build_server(
+        world_model,
+        on_error=args.on_error,
+        deadline_s=args.timeout + 5,
+        max_candidates=args.max_candidates,
+    )
     if args.transport == "stdio":
         anyio.run(serve_stdio, server)
         return 0
 
+    security = http_security(args)
+
     def ready(port: int) -> None:
-        auth = " (bearer token required)" if args.auth_token else ""
+        auth = " (bearer token required)" if security["auth_token"] else ""
         print(f"aw-lookahead mcp: serving http://{args.host}:{port}/mcp{auth}", file=sys.stderr)
         sys.stderr.flush()
 
     anyio.run(
-        lambda: serve_http(
-            server, host=args.host, port=args.port, auth_token=args.auth_token, on_ready=ready
-        )
+        lambda: serve_http(server, host=args.host, port=args.port, on_ready=ready, **security)
     )
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from aw_lookahead.errors import ConfigError
 
 from ._common import add_prompts_option, add_server_options, world_model_from_args
-from .mcp import add_transport_options
+from .mcp import add_transport_options, http_security
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--perturb applies to --mode dryrun only")
     if args.mode == "shadow" and args.shadow_log is None:
         raise ConfigError("--mode shadow needs --shadow-log FILE.jsonl to write the pairs to")
+    security = http_security(args) if args.transport == "http" else {}
     downstream = Downstream(command or None, url=args.url, call_timeout_s=args.call_timeout)
     config = ProxyConfig(
         mode=ProxyMode(args.mode),
@@ -107,11 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.flush()
 
             await serve_http(
-                proxy.server,
-                host=args.host,
-                port=args.port,
-                auth_token=args.auth_token,
-                on_ready=ready,
+                proxy.server, host=args.host, port=args.port, on_ready=ready, **security
             )
 
     anyio.run(main)

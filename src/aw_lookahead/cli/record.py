@@ -35,6 +35,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from aw_lookahead.evaluation.recording import record_script
 
+    from ._common import output_file
+
+    output_file(args.out, "--out")
     trajectories, written = asyncio.run(
         record_script(
             args.script, args.out, timeout=args.timeout, network=args.network, append=args.append

@@ -81,8 +81,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--max-lora-rank", type=int, default=16)
     p.add_argument(
         "--api-key",
-        default=os.environ.get("VLLM_API_KEY") or None,
-        help="require this key (default: $VLLM_API_KEY, else none)",
+        default=None,
+        help="require this key from clients (default: $VLLM_API_KEY). Prefer the variable: "
+        "a key on the command line is visible to other users in `ps`; vLLM gets it through "
+        "its environment either way",
+    )
+    p.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="allow a non-loopback --host without an API key",
     )
     p.add_argument("--ready-timeout", type=float, help="seconds to wait for /health")
     p.add_argument("--log-file", help="server log (default: a temporary file)")
@@ -124,8 +131,8 @@ def _describe(plan: Any) -> dict[str, Any]:
         "served_model_name": plan.served_name,
         "argv": plan.argv,
         "command": shlex.join(plan.argv),
-        "server_env": plan.server_env(),
-        "client_env": plan.client_env(),
+        "server_env": _hide_key(plan.server_env()),
+        "client_env": _hide_key(plan.client_env()),
         "base_url": plan.base_url,
         "gpu_memory": plan.preset.gpu_memory,
         "model_ready": plan.model_ready,
@@ -140,7 +147,7 @@ def _print_ready(plan: Any, server: Any, as_json: bool) -> None:
     print(f"serving {plan.served_name!r} at {plan.base_url}  (pid {server.pid})")
     print(f"log: {server.log_path}")
     print("client environment:")
-    for key, value in plan.client_env().items():
+    for key, value in _hide_key(plan.client_env()).items():
         print(f"  export {key}={shlex.quote(value)}")
     print("stop with Ctrl-C (or SIGTERM)", flush=True)
 
@@ -149,13 +156,47 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     raise _StopRequested(signum)
 
 
+def _api_key(args: argparse.Namespace) -> str | None:
+    """The key from ``--api-key`` or ``$VLLM_API_KEY``; empty ones and open binds are refused."""
+    from aw_lookahead._net import is_loopback
+    from aw_lookahead.errors import ConfigError
+
+    key: str | None
+    if args.api_key is not None:
+        origin, key = "--api-key", str(args.api_key)
+        if not args.dry_run:
+            print(
+                "aw-lookahead serve: warning: --api-key is visible to other users in `ps`; "
+                "prefer the environment variable VLLM_API_KEY",
+                file=sys.stderr,
+            )
+    else:
+        origin, key = "VLLM_API_KEY", os.environ.get("VLLM_API_KEY")
+    if key is not None and not key.strip():
+        raise ConfigError(
+            f"{origin} is empty (an unset variable?); give a long random key, e.g. "
+            "`export VLLM_API_KEY=$(openssl rand -hex 32)`"
+        )
+    if key is None and not is_loopback(args.host) and not args.allow_unauthenticated:
+        raise ConfigError(
+            f"--host {args.host} makes the server reachable from other machines; set "
+            "VLLM_API_KEY (or --api-key) or pass --allow-unauthenticated"
+        )
+    return key
+
+
+def _hide_key(env: dict[str, str]) -> dict[str, str]:
+    return {k: ("<hidden>" if k.endswith("API_KEY") else v) for k, v in env.items()}
+
+
 def run(args: argparse.Namespace) -> int:
+    args.api_key = _api_key(args)
     plan = _plan(args)
     if args.dry_run:
         if args.json:
             print(json.dumps(_describe(plan), indent=2))
         else:
-            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in plan.server_env().items())
+            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in _hide_key(plan.server_env()).items())
             print(f"{env} {shlex.join(plan.argv)}".strip())
             if not plan.model_ready:
                 print(
@@ -170,6 +211,12 @@ def run(args: argparse.Namespace) -> int:
         if str(folder) != plan.model:  # pragma: no cover - same default location
             args.model = str(folder)
             plan = _plan(args)
+    if args.api_key is None:
+        print(
+            f"aw-lookahead serve: warning: serving on {args.host} without an API key; anything "
+            "that reaches the port can use the model (set VLLM_API_KEY)",
+            file=sys.stderr,
+        )
     timeout = args.ready_timeout or (600.0 if plan.preset.cpu else 1800.0)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in _STOP_SIGNALS}
     server = plan.server(log_path=args.log_file)

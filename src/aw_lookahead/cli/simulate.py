@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 import sys
 from typing import Any
 
-from aw_lookahead.errors import UsageError
+from aw_lookahead._jsonl import decode_jsonl_line
+from aw_lookahead.errors import TrajectoryError, UsageError
 from aw_lookahead.trajectory import Action, Domain, Trajectory, Turn, read_trajectories
 
 from ._common import (
@@ -63,12 +63,13 @@ def parse_action(text: str) -> Action:
     stripped = text.strip()
     if stripped[:1] in "[{":
         try:
-            value: Any = json.loads(stripped)
-        except json.JSONDecodeError as exc:
+            value: Any = decode_jsonl_line(stripped, source="ACTION")
+        except TrajectoryError as exc:
+            detail = str(exc).removeprefix("ACTION: ")
             raise UsageError(
-                f"the action looks like JSON but does not parse ({exc.msg} at column "
-                f"{exc.colno}); quote it as text or fix the JSON"
-            ) from exc
+                f"the action looks like JSON but does not parse ({detail}); quote it as text "
+                "or fix the JSON"
+            ) from None
         if isinstance(value, dict | list):
             return value
     return text
@@ -85,10 +86,7 @@ def _history(args: argparse.Namespace) -> Trajectory:
     else:
         turns: list[Turn] = []
         if args.history:
-            try:
-                raw = json.loads(args.history)
-            except json.JSONDecodeError as exc:
-                raise UsageError(f"--history is not valid JSON: {exc.msg}") from exc
+            raw = decode_jsonl_line(args.history, source="--history")
             if not isinstance(raw, list):
                 raise UsageError("--history must be a JSON list of {action, observation} objects")
             for i, item in enumerate(raw):

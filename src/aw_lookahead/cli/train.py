@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     classify = ClassifyConfig.parse_ratios(
         args.keep, skip_retries=not args.keep_retries, seed=args.seed
     )
+    _check_data(args.data)
     if args.report_only:
         return _report_only(args, classify)
     from aw_lookahead.training import TrainConfig, train
@@ -155,12 +156,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_data(paths: list[Path]) -> None:
+    """Read every record once before any model loads, so a bad line fails in seconds."""
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.training.data import read_training_records
+
+    if not any(True for _ in read_training_records(paths)):
+        raise ConfigError(f"--data {' '.join(map(str, paths))} holds no records")
+
+
 def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
     from aw_lookahead._extras import require
+    from aw_lookahead.errors import ConfigError
     from aw_lookahead.training import prepare_dataset
 
     transformers = require("train", "transformers")
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"--model {args.model}: cannot load its tokenizer ({exc})") from exc
     _, report = prepare_dataset(
         args.data,
         tokenizer,

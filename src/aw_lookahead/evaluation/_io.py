@@ -5,26 +5,29 @@ hold one JSON object per line with at least ``id`` and ``status``. Lines are
 written whole (:class:`~aw_lookahead.trajectory.JsonlWriter`), so a run killed
 mid-way leaves a valid file; a rerun reads it, skips ids whose latest record
 has ``status == "ok"`` and appends the rest. A damaged line (e.g. a file
-edited by hand) is skipped, never fatal.
+edited by hand, invalid UTF-8, a record without ``id``) is skipped, never
+fatal; :func:`scan_records` says which lines were skipped so reports can
+show it.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aw_lookahead.errors import RunError
-from aw_lookahead.trajectory import TurnSample, load_turn_samples
+from aw_lookahead.errors import RunError, TrajectoryError, UsageError
+from aw_lookahead.trajectory import TurnSample, decode_jsonl_line, load_turn_samples
 
 __all__ = [
     "JUDGED_FILE",
     "PREDICTIONS_FILE",
     "TEST_PATTERN",
+    "RecordScan",
     "finished_ids",
     "latest_records",
     "load_samples",
+    "scan_records",
     "unique_ids",
 ]
 
@@ -32,25 +35,43 @@ PREDICTIONS_FILE = "predictions.jsonl"
 JUDGED_FILE = "judged.jsonl"
 
 
-def _iter_records(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    with path.open(encoding="utf-8") as fh:
-        for raw in fh:
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError:
+@dataclass
+class RecordScan:
+    """What :func:`scan_records` read: the latest record per id and the lines it skipped."""
+
+    latest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    skipped_lines: list[int] = field(default_factory=list)
+    """1-based numbers of the lines that held no usable record."""
+
+
+def scan_records(path: str | Path) -> RecordScan:
+    """Read ``path`` (missing: empty); keep the last record per id, note the lines skipped."""
+    p = Path(path)
+    scan = RecordScan()
+    if not p.exists():
+        return scan
+    try:
+        fh = p.open("rb")
+    except OSError as exc:
+        raise UsageError(f"cannot read {p}: {exc.strerror}") from exc
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
                 continue
+            try:
+                obj = decode_jsonl_line(raw, source=str(p), line=lineno)
+            except TrajectoryError:
+                obj = None
             if isinstance(obj, dict) and "id" in obj:
-                yield obj
+                scan.latest[str(obj["id"])] = obj
+            else:
+                scan.skipped_lines.append(lineno)
+    return scan
 
 
 def latest_records(path: str | Path) -> dict[str, dict[str, Any]]:
     """The last record of each id in ``path``, in first-seen order (empty if missing)."""
-    out: dict[str, dict[str, Any]] = {}
-    for rec in _iter_records(Path(path)):
-        out[str(rec["id"])] = rec
-    return out
+    return scan_records(path).latest
 
 
 def finished_ids(path: str | Path) -> set[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aw_lookahead.errors import RunError, TrajectoryError
+from aw_lookahead.errors import RunError, TrajectoryError, UsageError
 from aw_lookahead.trajectory import JsonlWriter, TurnSample
 
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
@@ -102,24 +102,30 @@ def from_reference(obj: dict[str, Any]) -> dict[str, Any] | None:
     return rec
 
 
-def usable_records(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The latest record per id of ``path`` (ours or the reference's), reference ones converted.
-
-    Raises :class:`~aw_lookahead.errors.RunError` when the file holds no record
-    we can use (missing file, wrong kind of file, every record broken).
-    """
-    p = Path(path)
+def convert_records(latest: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Keep our records and the reference's (converted to ours); drop everything else."""
     out: dict[str, dict[str, Any]] = {}
-    for rid, rec in latest_records(p).items():
+    for rid, rec in latest.items():
         if is_reference_record(rec):
             converted = from_reference(rec)
             if converted is not None:
                 out[str(converted["id"])] = converted
-        elif "status" in rec and isinstance(rec.get("sample"), dict):
+        elif "status" in rec:
             out[rid] = rec
+    return out
+
+
+def usable_records(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The latest record per id of ``path`` (ours or the reference's), reference ones converted.
+
+    Raises :class:`~aw_lookahead.errors.UsageError` when the file holds no record
+    we can use (missing file, wrong kind of file, every record broken).
+    """
+    p = Path(path)
+    out = convert_records(latest_records(p))
     if not out:
-        raise RunError(
-            f"{p}: no usable record; expected the predictions.jsonl / judged.jsonl of "
+        raise UsageError(
+            f"{p} holds no usable record; expected the predictions.jsonl / judged.jsonl of "
             "`aw-lookahead eval run/judge` or of the reference script (benchmark records "
             "with 'gen', and 'failed'/'total_score' once judged)"
         )

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aw_lookahead._jsonl import read_text_file
 from aw_lookahead.errors import UsageError
 from aw_lookahead.sandbox import arecord_trajectory
 from aw_lookahead.trajectory import Trajectory, TurnSample, write_agentworldbench
@@ -67,10 +68,7 @@ async def record_script(
     Returns the recorded trajectories and the number of records written.
     """
     path = Path(script)
-    try:
-        text = await asyncio.to_thread(path.read_text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read the record script {path}: {exc.strerror}") from exc
+    text = await asyncio.to_thread(read_text_file, path, what="record script")
     tasks = parse_record_script(text, source=str(path))
     trajectories = []
     for k, task in enumerate(tasks, start=1):

@@ -11,6 +11,10 @@ judged by the reference judge, with the sample count and judge model;
 otherwise the report says why no gap is shown. Rule-check metrics sit beside
 the judge scores, and a domain where the judge is far above the rules is
 flagged.
+
+A line that holds no usable record (bad JSON, no ``id``, a ``judge`` or
+``rule`` entry of the wrong shape) is skipped and counted in
+``skipped_lines``, which the report shows.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE
-from .interop import usable_records
+from aw_lookahead.errors import UsageError
+
+from ._io import JUDGED_FILE, PREDICTIONS_FILE, scan_records
+from .interop import convert_records
 from .judge import DIMENSIONS, to_published_scale
 from .reference_judge import OWN_TEMPLATE_LABEL
 
@@ -97,17 +103,48 @@ def _why_no_gap(
     return None
 
 
+def _numbers(entry: Any, keys: tuple[str, ...]) -> bool:
+    return isinstance(entry, dict) and all(isinstance(entry.get(k), int | float) for k in keys)
+
+
+def _well_formed(rec: dict[str, Any]) -> bool:
+    """Whether the report can use ``rec``: ``judge`` / ``rule``, when present, have numbers."""
+    judge = rec.get("judge")
+    if judge is not None:
+        if not isinstance(judge, dict):
+            return False
+        total_100 = judge.get("total_100")
+        if total_100 is not None and not isinstance(total_100, int | float):
+            return False
+        scored = not judge.get("failed") and "total" in judge
+        if scored and not _numbers(judge, ("total", *DIMENSIONS)):
+            return False
+    rule = rec.get("rule")
+    return not rule or _numbers(rule, ("verdict", "masked_exact", "line_f1"))
+
+
 def build_report(run_dir: str | Path) -> dict[str, Any]:
     """Aggregate ``judged.jsonl`` (else ``predictions.jsonl``) of ``run_dir`` into a dict.
 
     Either file may be ours or the reference script's. Gaps to the published
     scores are filled only when every record was predicted under the
     ``official`` protocol and judged by the reference judge; otherwise
-    ``gap_note`` says why they are left out.
+    ``gap_note`` says why they are left out. Raises
+    :class:`~aw_lookahead.errors.UsageError` when the file holds no usable record.
     """
     run = Path(run_dir)
     source = run / JUDGED_FILE if (run / JUDGED_FILE).exists() else run / PREDICTIONS_FILE
-    recs = list(usable_records(source).values())
+    scan = scan_records(source)
+    recs = [r for r in convert_records(scan.latest).values() if _well_formed(r)]
+    skipped = len(scan.skipped_lines) + len(scan.latest) - len(recs)
+    if not recs:
+        found = f" ({skipped} unusable lines skipped)" if skipped else ""
+        raise UsageError(
+            f"{source} holds no usable record{found}; expected the predictions.jsonl / "
+            "judged.jsonl of `aw-lookahead eval run/judge` or of the reference script "
+            "(benchmark records with 'gen', and 'failed'/'total_score' once judged); "
+            f"run `aw-lookahead eval run --out {run}` first"
+        )
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in recs:
         by_domain[str(r.get("domain", "?"))].append(r)
@@ -134,8 +171,8 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
         and row["score"] - row["line_f1"] >= 40
     ]  # fmt: skip
     samples = {
-        d: [r["judge"]["total_100"] for r in by_domain[d] if r.get("judge", {}).get("total_100")
-            is not None]
+        d: [r["judge"]["total_100"] for r in by_domain[d]
+            if (r.get("judge") or {}).get("total_100") is not None]
         for d in domains
     }  # fmt: skip
     f1 = {d: [r["rule"]["line_f1"] for r in by_domain[d] if r.get("rule")] for d in domains}
@@ -150,6 +187,7 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
         "gap_note": why,
         "judge_rule_disagreement": disagree,
         "distributions": {"score": samples, "line_f1": f1},
+        "skipped_lines": skipped,
     }
 
 
@@ -185,6 +223,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"\nJudge and rule check disagree on {_NAMES.get(d, d)}: judge score "
             f"{rows[d]['score']:.2f} vs line F1 {rows[d]['line_f1']:.2f}%; read the judge's "
             "replies before trusting its score."
+        )
+    if report.get("skipped_lines"):
+        out.append(
+            f"\n{report['skipped_lines']} unusable lines of {report['source']} were skipped."
         )
     out += ["", "## Gap to published AgentWorldBench scores (ours − theirs)", ""]
     if report["gap_note"] is not None:

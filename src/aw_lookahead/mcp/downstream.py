@@ -78,7 +78,20 @@ class Downstream:
 
     @property
     def label(self) -> str:
-        return self.url if self.url is not None else " ".join(self.command or [])
+        """How messages (and the proxy's ``instructions``) name the server.
+
+        Only the executable's file name, or the URL without credentials,
+        query or fragment: arguments and query strings may hold API keys,
+        and these texts reach every MCP client.
+        """
+        from pathlib import PurePath
+        from urllib.parse import urlsplit
+
+        if self.url is None:
+            return PurePath((self.command or [""])[0]).name or "(unnamed)"
+        parts = urlsplit(self.url)
+        host = parts.netloc.rpartition("@")[2]  # drop user:password@
+        return f"{parts.scheme}://{host}{parts.path}"
 
     def _target(self) -> Any:
         mcp = require("mcp", "mcp")

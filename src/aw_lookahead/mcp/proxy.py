@@ -11,10 +11,19 @@ handles each ``tools/call`` by mode:
 * ``preview`` - predict, then execute only after confirmation: MCP
   elicitation when the client supports it, otherwise a single-use
   confirmation token the caller passes back as argument ``_aw_confirm``.
+  A token is bound to the session that got it and to the canonical JSON of
+  the arguments (sorted keys, types kept: ``1``, ``1.0`` and ``true``
+  differ); at most ``max_pending_tokens`` wait per session (the oldest is
+  dropped).
 * ``dryrun`` - never execute; return the simulated result (with
   schema-valid ``structured_content`` for tools with an output schema), with
   optional deterministic faults from :class:`Perturbation`.
 * ``shadow`` - forward, and log (predicted, real) pairs with their divergence.
+
+Sessions: each client connection has its own history, never shared. A
+stateless (2026-07-28) HTTP request has no connection, so it gets no
+history; its preview tokens are bound to its ``Authorization`` header.
+Stateless requests over stdio share the one history of that process.
 
 Guarantees: a call is forwarded at most once (:class:`Downstream`); a
 downstream crash or hang becomes an ``isError`` result for that call only;
@@ -25,6 +34,8 @@ note in the result saying it ran unchecked - ``note_unchecked=False`` drops the 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 import time
 import weakref
@@ -68,6 +79,7 @@ class ProxyConfig:
     perturb: Perturbation | None = None
     shadow_log: Path | None = None
     confirm_ttl_s: float = 600.0
+    max_pending_tokens: int = 16
     max_history: int = 50
     elicit: bool = True
 
@@ -79,14 +91,21 @@ class SessionState:
     ordinal: int
     turns: list[Turn] = field(default_factory=list)
     calls: int = 0
+    owner: str = ""
+    """Who may redeem this session's preview tokens (a session, or a stateless caller)."""
 
 
 @dataclass
 class _Pending:
-    session: int
+    owner: str
     name: str
-    arguments: dict[str, Any]
+    arguments: str
     expires: float
+
+
+def canonical_arguments(arguments: dict[str, Any]) -> str:
+    """Canonical JSON of arguments: sorted keys, types kept (``1``, ``1.0``, ``true`` differ)."""
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 class LookaheadProxy:
@@ -188,22 +207,31 @@ class LookaheadProxy:
     # ------------------------------------------------------------------ helpers for modes
 
     def session_state(self, ctx: Any) -> SessionState:
-        """The state of the client connection behind ``ctx``.
+        """The state of the client connection behind ``ctx``; never shared between clients.
 
         Handshake-era connections (stdio, streamable HTTP with a session id)
         keep one state each. The stateless 2026-07-28 protocol has no
-        connection to key on, so those requests share one state: right for
-        stdio (one client per proxy process), approximate for shared HTTP.
+        connection to key on: over stdio (one client per proxy process) its
+        requests share one state; over HTTP each request gets a fresh state
+        (no history), whose preview tokens belong to the request's
+        ``Authorization`` header.
         """
         key: Any = getattr(ctx.session, "_connection", None)
         if key is None or str(getattr(ctx, "protocol_version", "")) >= "2026-07-28":
+            request = getattr(ctx, "request", None)
+            if request is not None:
+                return self._new_state(_stateless_owner(request))
             key = "stateless"
         state = self._sessions.get(key)
         if state is None:
-            state = SessionState(ordinal=self._ordinals)
-            self._ordinals += 1
+            state = self._new_state(None)
             self._sessions[key] = state
         return state
+
+    def _new_state(self, owner: str | None) -> SessionState:
+        ordinal = self._ordinals
+        self._ordinals += 1
+        return SessionState(ordinal=ordinal, owner=owner or f"session:{ordinal}")
 
     async def find_tool(self, name: str) -> Any:
         for tool in await self.downstream.tools():
@@ -229,12 +257,17 @@ class LookaheadProxy:
         return result
 
     def issue_token(self, session: SessionState, name: str, arguments: dict[str, Any]) -> str:
+        """A single-use token for this call, redeemable only by ``session.owner``."""
         now = time.monotonic()
         for key in [k for k, p in self._pending.items() if p.expires < now]:
             del self._pending[key]
-        token = secrets.token_urlsafe(12)
+        mine = [k for k, p in self._pending.items() if p.owner == session.owner]
+        for key in mine[: max(0, len(mine) - self.config.max_pending_tokens + 1)]:
+            del self._pending[key]  # oldest first (dicts keep insertion order)
+        token = secrets.token_urlsafe(16)
         expires = now + self.config.confirm_ttl_s
-        self._pending[token] = _Pending(session.ordinal, name, dict(arguments), expires)
+        canonical = canonical_arguments(arguments)
+        self._pending[token] = _Pending(session.owner, name, canonical, expires)
         return token
 
     async def _confirmed(
@@ -246,7 +279,12 @@ class LookaheadProxy:
                 f"confirmation token {token!r} is unknown, used or expired; call {name!r} "
                 "without it to get a new preview"
             )
-        if (pending.name, pending.arguments) != (name, arguments):
+        if not secrets.compare_digest(pending.owner, session.owner):
+            return error_result(
+                "the confirmation token was issued to another session; nothing was executed. "
+                f"Call {name!r} without it to get a preview of your own."
+            )
+        if (pending.name, pending.arguments) != (name, canonical_arguments(arguments)):
             return error_result(
                 "the confirmation token was issued for a different call (tool or arguments "
                 "differ); nothing was executed. Call without it to get a new preview."
@@ -283,3 +321,11 @@ def error_result(text: str, meta: dict[str, Any] | None = None) -> Any:
     from mcp.types import CallToolResult, TextContent
 
     return CallToolResult(content=[TextContent(text=text)], is_error=True, _meta=meta)
+
+
+def _stateless_owner(request: Any) -> str:
+    """Who a stateless HTTP request is: a digest of its Authorization header (or anonymous)."""
+    headers = getattr(request, "headers", None)
+    auth = headers.get("authorization", "") if headers is not None else ""
+    digest = hashlib.sha256(auth.encode()).hexdigest()[:32] if auth else "anonymous"
+    return f"stateless:{digest}"

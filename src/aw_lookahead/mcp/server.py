@@ -32,7 +32,7 @@ from ._models import (
     decision_view,
 )
 
-__all__ = ["build_server"]
+__all__ = ["MAX_CANDIDATES", "build_server"]
 
 INSTRUCTIONS = (
     "aw-lookahead predicts what an environment will answer to an action before the action "
@@ -62,6 +62,9 @@ LOOKAHEAD_DESCRIPTION = (
 )
 
 
+MAX_CANDIDATES = 16
+"""Default cap on ``lookahead`` candidates per call (one world-model request each)."""
+
 _HISTORY = Field(
     description="Earlier steps, oldest first, each {action, observation}. Empty at the start."
 )
@@ -73,8 +76,13 @@ def build_server(
     name: str = "aw-lookahead",
     on_error: str = "fail_closed",
     deadline_s: float | None = None,
+    max_candidates: int = MAX_CANDIDATES,
 ) -> Any:
     """An ``MCPServer`` with the ``simulate`` and ``lookahead`` tools over ``world_model``.
+
+    ``lookahead`` takes at most ``max_candidates`` candidates per call (each
+    costs one world-model request); more are refused with an ``isError``
+    result that names the limit.
 
     Returned as ``Any`` so the ``mcp`` extra stays optional for type checkers
     of callers; the object is a :class:`mcp.server.MCPServer`.
@@ -144,6 +152,12 @@ def build_server(
             list[dict[str, Any]] | None, Field(description="MCP tool definitions for mcp.")
         ] = None,
     ) -> LookaheadResult:
+        if len(candidates) > max_candidates:
+            raise ToolError(
+                f"too many candidates: {len(candidates)}, this server takes at most "
+                f"{max_candidates} per call (each is one world-model request); send the "
+                "most promising ones, or start the server with a higher --max-candidates"
+            )
         try:
             trajectory = build_trajectory(domain, history, task=task, tools=tools)
             result = await simulator.select(trajectory, candidates, task=task)

@@ -1,36 +1,72 @@
 """Serve an MCP server (``MCPServer`` or low-level ``Server``) over stdio or streamable HTTP.
 
-HTTP binds to 127.0.0.1 unless told otherwise. With ``auth_token`` every
-request must carry ``Authorization: Bearer <token>``; others get HTTP 401
-before reaching the MCP layer (compared in constant time).
+HTTP binds to 127.0.0.1 unless told otherwise. Guarantees:
+
+* With ``auth_token`` every request must carry ``Authorization: Bearer
+  <token>`` (the scheme in any case); others get HTTP 401 before reaching
+  the MCP layer (the token is compared in constant time). An empty or blank
+  token is refused with a :class:`~aw_lookahead.errors.ConfigError`, never
+  taken as "no auth".
+* Binding an address that is not loopback needs a token, or an explicit
+  ``allow_unauthenticated=True``; without either it is a ConfigError.
+* Host and Origin headers are always checked (DNS-rebinding protection of
+  the MCP SDK's ``TransportSecuritySettings``): loopback names are allowed,
+  plus the bound address and whatever ``allowed_hosts`` / ``allowed_origins``
+  add. A bad Host gets 421, a bad Origin 403. A request without Origin (any
+  non-browser client) passes the Origin check.
+* Serving HTTP without a token logs a WARNING on the ``aw_lookahead.mcp`` logger.
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable, MutableMapping
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from aw_lookahead._extras import require
+from aw_lookahead._net import WILDCARD_BINDS, is_loopback
+from aw_lookahead.errors import ConfigError
 
-__all__ = ["BearerAuth", "http_app", "serve_http", "serve_stdio"]
+__all__ = ["BearerAuth", "check_http_auth", "http_app", "serve_http", "serve_stdio"]
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Any]
 
+log = logging.getLogger("aw_lookahead.mcp")
+
+_LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+
+
+def _check_token(token: str) -> bytes:
+    if not token or not token.strip():
+        raise ConfigError(
+            'the HTTP auth token is empty (an unset variable in --auth-token "$TOKEN"?); '
+            "set AW_LOOKAHEAD_AUTH_TOKEN to a long random value, e.g. `openssl rand -hex 32`"
+        )
+    return token.encode()
+
 
 class BearerAuth:
-    """ASGI middleware: reject HTTP requests without the right bearer token (401)."""
+    """ASGI middleware: reject HTTP requests without the right bearer token (401).
+
+    The scheme is matched case-insensitively (``bearer``, ``Bearer``); the
+    token exactly, in constant time. An empty token is a ConfigError.
+    """
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = _check_token(token)
+
+    def _authorized(self, header: bytes) -> bool:
+        scheme, _, credentials = header.strip().partition(b" ")
+        ok_scheme = scheme.lower() == b"bearer"
+        return hmac.compare_digest(credentials.strip(), self._expected) and ok_scheme
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = dict(scope.get("headers") or [])
-            got = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(got, self._expected):
+            if not self._authorized(headers.get(b"authorization", b"")):
                 body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
                 await send(
                     {
@@ -47,17 +83,67 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+def check_http_auth(
+    host: str, auth_token: str | None, *, allow_unauthenticated: bool = False
+) -> None:
+    """Raise ConfigError for an empty token, or a non-loopback ``host`` without one."""
+    if auth_token is not None:
+        _check_token(auth_token)
+    elif not is_loopback(host) and not allow_unauthenticated:
+        raise ConfigError(
+            f"binding {host} makes the server reachable from other machines; set a token "
+            "(AW_LOOKAHEAD_AUTH_TOKEN or --auth-token) or pass --allow-unauthenticated"
+        )
+
+
+def _security_settings(
+    host: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
+) -> Any:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts = list(_LOOPBACK_HOSTS)
+    if host not in WILDCARD_BINDS and not is_loopback(host):
+        hosts.append(f"[{host}]:*" if ":" in host else f"{host}:*")
+    hosts += [h for h in allowed_hosts if h not in hosts]
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    origins += [o for o in allowed_origins if o not in origins]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
 def _lowlevel(server: Any) -> Any:
     inner = getattr(server, "_lowlevel_server", None)
     return inner if inner is not None else server
 
 
 def http_app(
-    server: Any, *, host: str = "127.0.0.1", auth_token: str | None = None, path: str = "/mcp"
+    server: Any,
+    *,
+    host: str = "127.0.0.1",
+    auth_token: str | None = None,
+    path: str = "/mcp",
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
 ) -> Any:
-    """The ASGI app serving ``server`` at ``path`` (bearer-checked when ``auth_token``)."""
-    app = _lowlevel(server).streamable_http_app(streamable_http_path=path, host=host)
-    return BearerAuth(app, auth_token) if auth_token else app
+    """The ASGI app serving ``server`` at ``path``; see the module docstring for the checks.
+
+    ``allowed_hosts`` are Host header values (``name:port``, ``name:*`` for any
+    port); ``allowed_origins`` are Origin values (``https://app.example``).
+    """
+    check_http_auth(host, auth_token, allow_unauthenticated=allow_unauthenticated)
+    if auth_token is None:
+        log.warning(
+            "serving MCP over HTTP on %s without a bearer token: anything that can reach the "
+            "port can call the tools; set AW_LOOKAHEAD_AUTH_TOKEN",
+            host,
+        )
+    security = _security_settings(host, allowed_hosts, allowed_origins)
+    app = _lowlevel(server).streamable_http_app(
+        streamable_http_path=path, host=host, transport_security=security
+    )
+    return BearerAuth(app, auth_token) if auth_token is not None else app
 
 
 async def serve_stdio(server: Any) -> None:
@@ -79,14 +165,27 @@ async def serve_http(
     path: str = "/mcp",
     log_level: str = "warning",
     on_ready: Callable[[int], None] | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
 ) -> None:
     """Serve over streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
     ``on_ready(port)`` is called once the socket listens (useful with port 0).
+    The security keywords are those of :func:`http_app`.
     """
     uvicorn = require("mcp", "uvicorn")
+    app = http_app(
+        server,
+        host=host,
+        auth_token=auth_token,
+        path=path,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        allow_unauthenticated=allow_unauthenticated,
+    )
     config = uvicorn.Config(
-        http_app(server, host=host, auth_token=auth_token, path=path),
+        app,
         host=host,
         port=port,
         log_level=log_level,

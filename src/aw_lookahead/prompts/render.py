@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead._contract import render_observation, render_user_turn
+from aw_lookahead._jsonl import read_text_file
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
@@ -68,7 +69,7 @@ class PromptSet:
                 folder / domain.value / "system_prompt.txt",
             ):
                 if candidate.is_file():
-                    self._texts[domain] = candidate.read_text(encoding="utf-8")
+                    self._texts[domain] = read_text_file(candidate, what="prompt file")
                     found += 1
                     break
         if not found:

@@ -51,6 +51,8 @@ def vllm_server_argv(
 
     ``lora_modules`` (``{name: adapter folder}``) implies ``enable_lora``.
     ``extra_args`` are appended verbatim, so they can override earlier flags.
+    ``api_key`` puts the key on the command line, where ``ps`` shows it;
+    :class:`~aw_lookahead.serving.LocalServer` passes ``VLLM_API_KEY`` instead.
     """
     if not 0 < port < 65536:
         raise ConfigError(f"port must be in 1..65535, got {port}")

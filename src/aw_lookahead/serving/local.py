@@ -97,7 +97,8 @@ class LocalServer:
     :attr:`base_url` are known before :meth:`start`. Use it as a context
     manager (start, wait until ready, always stop) or call :meth:`start`,
     :meth:`wait_ready` and :meth:`stop` yourself. If the interpreter exits
-    while the server runs, its process group is killed.
+    while the server runs, its process group is killed. ``api_key`` reaches
+    the server as ``VLLM_API_KEY`` in its environment, not on its command line.
     """
 
     def __init__(
@@ -141,10 +142,10 @@ class LocalServer:
             max_lora_rank=max_lora_rank,
             max_loras=max_loras,
             lora_modules=lora_modules,
-            api_key=api_key,
             extra_args=extra_args,
         )
-        self._env = vllm_server_env(enable_lora=self._enable_lora, extra=env)
+        key_env = {"VLLM_API_KEY": api_key} if api_key else {}
+        self._env = vllm_server_env(enable_lora=self._enable_lora, extra={**(env or {}), **key_env})
         self._log_path = Path(log_path) if log_path is not None else None
         self._proc: subprocess.Popen[bytes] | None = None
         self._finalizer: weakref.finalize[[int, int], LocalServer] | None = None

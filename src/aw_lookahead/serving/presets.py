@@ -186,8 +186,9 @@ class ServePlan:
 
     @property
     def argv(self) -> list[str]:
-        """The exact command (interpreter, ``-m``, module, flags)."""
-        return vllm_server_argv(self.model, **self.server_kwargs)  # type: ignore[arg-type]
+        """The exact command (interpreter, ``-m``, module, flags); the API key is not in it."""
+        kwargs = {k: v for k, v in self.server_kwargs.items() if k != "api_key"}
+        return vllm_server_argv(self.model, **kwargs)  # type: ignore[arg-type]
 
     @property
     def base_url(self) -> str:
@@ -203,7 +204,11 @@ class ServePlan:
         return env
 
     def server_env(self) -> dict[str, str]:
-        """Only the variables the server gets on top of the caller's environment."""
+        """Only the variables the server gets on top of the caller's environment.
+
+        The API key travels as ``VLLM_API_KEY`` (vLLM reads it when
+        ``--api-key`` is absent), so it never shows in ``ps``.
+        """
         env: dict[str, str] = {}
         if self.preset.cpu or Path(self.model).is_dir():
             env["HF_HUB_OFFLINE"] = "1"
@@ -211,6 +216,8 @@ class ServePlan:
             env["HF_HUB_OFFLINE"] = os.environ.get("HF_HUB_OFFLINE", "0")
         if self.server_kwargs.get("enable_lora"):
             env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"
+        if self.api_key:
+            env["VLLM_API_KEY"] = self.api_key
         return env
 
     def server(self, *, log_path: str | os.PathLike[str] | None = None) -> LocalServer:

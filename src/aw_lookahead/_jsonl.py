@@ -1,0 +1,102 @@
+"""Reading untrusted text files: JSONL lines and UTF-8 text, every failure a one-line error.
+
+Whatever a user points us at (a trajectory file, a result file edited by
+hand, a prompt or script file) may be binary, invalid UTF-8, JSON nested
+100,000 deep or hold a 5,000-digit number. These helpers turn each of those
+into a :class:`~aw_lookahead.errors.UsageError` (``TrajectoryError`` for
+JSONL) that names the file and line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import TrajectoryError, UsageError
+
+__all__ = ["MAX_JSON_DEPTH", "decode_jsonl_line", "read_text_file"]
+
+MAX_JSON_DEPTH = 100
+"""Deepest nesting of arrays / objects a JSONL record may have (real records stay far below)."""
+
+
+def _check_json_value(value: Any) -> str | None:
+    """Why ``value`` is unusable (too deep, a lone surrogate), or None; iterative, no recursion."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff escape)"
+        elif isinstance(item, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                return f"nested deeper than {MAX_JSON_DEPTH} levels"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((c, depth + 1) for c in children)
+    return None
+
+
+def decode_jsonl_line(raw: bytes | str, *, source: str, line: int | None = None) -> Any:
+    """Parse one JSONL line; every way it can be unusable is a one-line error naming file and line.
+
+    Invalid UTF-8, bad JSON, nesting past :data:`MAX_JSON_DEPTH` (or past
+    Python's recursion limit), integers longer than Python converts (4,300
+    digits) and lone surrogates all raise :class:`~aw_lookahead.errors.TrajectoryError`.
+    """
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TrajectoryError(
+                f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1}); "
+                "JSONL files must be UTF-8",
+                source=source,
+                line=line,
+            ) from None
+    else:
+        text = raw
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = "; each line must hold one JSON object" if line is not None else ""
+        raise TrajectoryError(
+            f"not valid JSON ({exc.msg} at column {exc.colno}){hint}", source=source, line=line
+        ) from None
+    except RecursionError:
+        raise TrajectoryError(
+            f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=line
+        ) from None
+    except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits()
+        detail = str(exc).split(";", 1)[0]
+        raise TrajectoryError(
+            f"unusable JSON number ({detail}); write such values as strings",
+            source=source,
+            line=line,
+        ) from None
+    problem = _check_json_value(obj)
+    if problem is not None:
+        raise TrajectoryError(problem, source=source, line=line)
+    return obj
+
+
+def read_text_file(path: str | Path, *, what: str) -> str:
+    """The UTF-8 text of ``path``; unreadable or non-UTF-8 files raise a UsageError.
+
+    ``what`` names the file's role in the message (``"record script"``).
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the {what} {p}: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UsageError(
+            f"{p}:{line}: the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+            "save it as UTF-8"
+        ) from None

@@ -1,0 +1,251 @@
+"""The proxy keeps clients apart: preview tokens, histories, instructions, candidate caps.
+
+Clients are real MCP sessions over streamable HTTP (uvicorn on a free port)
+in front of a real downstream MCP server started over stdio.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client
+
+from aw_lookahead.mcp import (
+    CONFIRM_ARG,
+    Downstream,
+    LookaheadProxy,
+    ProxyConfig,
+    ProxyMode,
+    build_server,
+    serve_http,
+)
+from aw_lookahead.trajectory import Action, Trajectory
+from aw_lookahead.worldmodel import FunctionWorldModel
+
+DOWNSTREAM = '''
+import json, sys
+from mcp.server import MCPServer
+
+server = MCPServer("notes")
+LOG = sys.argv[1]
+
+
+@server.tool()
+def note(text: str) -> str:
+    """Store a note."""
+    with open(LOG, "a") as fh:
+        fh.write(json.dumps({"tool": "note", "text": text}) + "\\n")
+    return f"stored note: {text}"
+
+
+@server.tool()
+def put(value: object) -> str:
+    """Store any JSON value."""
+    with open(LOG, "a") as fh:
+        fh.write(json.dumps({"tool": "put", "value": value}) + "\\n")
+    return f"stored value: {json.dumps(value)}"
+
+
+server.run("stdio")
+'''
+
+
+class Recorder:
+    """A world model that predicts success and keeps every trajectory it was shown."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    def __call__(self, trajectory: Trajectory, action: Action) -> str:
+        self.seen.append((json.dumps(action), trajectory.model_dump_json()))
+        return "stored"
+
+    def prompts_for(self, marker: str) -> list[str]:
+        return [history for action, history in self.seen if marker in action]
+
+
+def text(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def executed(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@asynccontextmanager
+async def proxy_over_http(
+    tmp_path: Path, mode: ProxyMode, model: Recorder, **config: Any
+) -> AsyncIterator[tuple[str, LookaheadProxy]]:
+    script = tmp_path / "notes_server.py"
+    script.write_text(DOWNSTREAM)
+    downstream = Downstream([sys.executable, str(script), str(tmp_path / "executed.jsonl")])
+    proxy = LookaheadProxy(
+        downstream,
+        FunctionWorldModel(model),
+        ProxyConfig(mode=mode, simulate="always", elicit=False, **config),
+    )
+    ports: list[int] = []
+    ready = anyio.Event()
+
+    def on_ready(port: int) -> None:
+        ports.append(port)
+        ready.set()
+
+    async with proxy, anyio.create_task_group() as tg:
+        tg.start_soon(lambda: serve_http(proxy.server, port=0, on_ready=on_ready))
+        with anyio.fail_after(60):
+            await ready.wait()
+        try:
+            yield f"http://127.0.0.1:{ports[0]}/mcp", proxy
+        finally:
+            tg.cancel_scope.cancel()
+
+
+def token_of(result: Any) -> str:
+    assert result.is_error, text(result)
+    assert "PREVIEW ONLY" in text(result)
+    token = result.meta["io.github.aw-lookahead/decision"]["confirm_token"]
+    assert isinstance(token, str)
+    return token
+
+
+async def test_preview_token_is_bound_to_session_and_exact_arguments(tmp_path: Path) -> None:
+    log = tmp_path / "executed.jsonl"
+    async with (
+        proxy_over_http(tmp_path, ProxyMode.PREVIEW, Recorder()) as (url, _),
+        Client(url, mode="legacy") as alice,
+        Client(url, mode="legacy") as bob,
+    ):
+        stolen = token_of(await alice.call_tool("put", {"value": 1}))
+        replay = await bob.call_tool("put", {"value": 1, CONFIRM_ARG: stolen})
+        assert replay.is_error
+        assert "issued to another session" in text(replay)
+        assert executed(log) == []
+
+        for wrong in (True, 1.0, "1"):
+            token = token_of(await alice.call_tool("put", {"value": 1}))
+            swapped = await alice.call_tool("put", {"value": wrong, CONFIRM_ARG: token})
+            assert swapped.is_error
+            assert "different call" in text(swapped), wrong
+        assert executed(log) == []
+
+        nested = {"b": [1, {"c": True}], "a": None}
+        token = token_of(await alice.call_tool("put", {"value": nested}))
+        reordered = {"a": None, "b": [1, {"c": True}]}
+        done = await alice.call_tool("put", {"value": reordered, CONFIRM_ARG: token})
+        assert not done.is_error, text(done)
+        again = await alice.call_tool("put", {"value": reordered, CONFIRM_ARG: token})
+        assert "unknown, used or expired" in text(again)
+    assert executed(log) == [{"tool": "put", "value": reordered}]
+
+
+async def test_pending_tokens_are_capped_per_session(tmp_path: Path) -> None:
+    log = tmp_path / "executed.jsonl"
+    async with (
+        proxy_over_http(tmp_path, ProxyMode.PREVIEW, Recorder(), max_pending_tokens=3) as (
+            url,
+            proxy,
+        ),
+        Client(url, mode="legacy") as alice,
+        Client(url, mode="legacy") as bob,
+    ):
+        bobs = token_of(await bob.call_tool("note", {"text": "bob"}))
+        tokens = [token_of(await alice.call_tool("note", {"text": f"n{i}"})) for i in range(5)]
+        assert len(proxy._pending) == 4  # three of Alice's, Bob's untouched
+        oldest = await alice.call_tool("note", {"text": "n0", CONFIRM_ARG: tokens[0]})
+        assert "unknown, used or expired" in text(oldest)
+        newest = await alice.call_tool("note", {"text": "n4", CONFIRM_ARG: tokens[4]})
+        assert not newest.is_error, text(newest)
+        kept = await bob.call_tool("note", {"text": "bob", CONFIRM_ARG: bobs})
+        assert not kept.is_error, text(kept)
+    assert [e["text"] for e in executed(log)] == ["n4", "bob"]
+
+
+async def test_stateless_http_clients_never_see_each_other(tmp_path: Path) -> None:
+    model = Recorder()
+    async with proxy_over_http(tmp_path, ProxyMode.GATE, model) as (url, _):
+        async with Client(url, mode="2026-07-28") as alice:
+            assert alice.protocol_version == "2026-07-28"
+            await alice.call_tool("note", {"text": "alice-secret-1"})
+            await alice.call_tool("note", {"text": "alice-second"})
+        async with Client(url, mode="2026-07-28") as bob:
+            await bob.call_tool("note", {"text": "bob-first"})
+        # a handshake-era session keeps its own history, as before
+        async with Client(url, mode="legacy") as carol:
+            await carol.call_tool("note", {"text": "carol-first"})
+            await carol.call_tool("note", {"text": "carol-second"})
+    (bob_prompt,) = model.prompts_for("bob-first")
+    (alice_second,) = model.prompts_for("alice-second")
+    (carol_second,) = model.prompts_for("carol-second")
+    assert "alice-secret-1" not in bob_prompt
+    assert "alice-secret-1" not in alice_second  # stateless: no history kept at all
+    assert "stored note: carol-first" in carol_second
+    for prompt in (*model.prompts_for("carol"), bob_prompt):
+        assert "alice" not in prompt
+
+
+async def test_stateless_tokens_belong_to_the_bearer(tmp_path: Path) -> None:
+    log = tmp_path / "executed.jsonl"
+    async with (
+        proxy_over_http(tmp_path, ProxyMode.PREVIEW, Recorder()) as (url, _),
+        httpx2.AsyncClient(headers={"Authorization": "Bearer alice"}, timeout=30) as as_alice,
+        httpx2.AsyncClient(headers={"Authorization": "Bearer bob"}, timeout=30) as as_bob,
+    ):
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with (
+            Client(streamable_http_client(url, http_client=as_alice), mode="2026-07-28") as alice,
+            Client(streamable_http_client(url, http_client=as_bob), mode="2026-07-28") as bob,
+        ):
+            token = token_of(await alice.call_tool("note", {"text": "x"}))
+            replay = await bob.call_tool("note", {"text": "x", CONFIRM_ARG: token})
+            assert "issued to another session" in text(replay)
+            token = token_of(await alice.call_tool("note", {"text": "x"}))
+            done = await alice.call_tool("note", {"text": "x", CONFIRM_ARG: token})
+            assert not done.is_error, text(done)
+    assert executed(log) == [{"tool": "note", "text": "x"}]
+
+
+async def test_instructions_name_only_the_executable(tmp_path: Path) -> None:
+    secret = "sk-proj-DoNotLeakThisKey1234567890"
+    proxy = LookaheadProxy(
+        Downstream([sys.executable, "-m", "some_server", "--api-key", secret]),
+        FunctionWorldModel(Recorder()),
+    )
+    instructions = proxy.server.create_initialization_options().instructions
+    assert secret not in instructions
+    assert "--api-key" not in instructions
+    assert Path(sys.executable).name in instructions
+    url = Downstream(url="https://user:pw@mcp.example/mcp?key=abc").label
+    assert url == "https://mcp.example/mcp"
+
+
+async def test_lookahead_candidates_are_capped() -> None:
+    calls: list[Action] = []
+
+    def model(trajectory: Trajectory, action: Action) -> str:
+        calls.append(action)
+        return "ok"
+
+    server = build_server(FunctionWorldModel(model), max_candidates=4)
+    async with Client(server) as client:
+        many = await client.call_tool("lookahead", {"candidates": [f"echo {i}" for i in range(5)]})
+        fine = await client.call_tool("lookahead", {"candidates": [f"echo {i}" for i in range(4)]})
+    assert many.is_error
+    assert "too many candidates: 5" in text(many)
+    assert "at most 4" in text(many)
+    assert not fine.is_error
+    assert len(calls) == 4  # the refused call reached no model
