@@ -144,7 +144,7 @@ def isolation_argv() -> tuple[str, ...]:
 
 
 def kill_session(state: dict[str, object]) -> None:
-    """Last-resort cleanup for the finalizer: kill the group and tagged processes, remove the dir."""
+    """Last-resort cleanup for the finalizer: kill the group and tagged processes, drop the dir."""
     pgid = state.get("pgid")
     if isinstance(pgid, int):
         with contextlib.suppress(ProcessLookupError, PermissionError):
