@@ -20,7 +20,7 @@ What it recognises: PEM private keys; OpenAI, Anthropic and Google API keys;
 AWS access key ids and 40-character secret keys; GitHub, GitLab and Slack
 tokens (and Slack webhook URLs); JWTs; ``Authorization:`` headers and bearer
 tokens; passwords in URLs (``scheme://user:pass@host``); command-line flags
-such as ``--password x``; assignments and fields whose name says secret
+such as ``--password x`` and ``curl -u user:pass``; assignments and fields whose name says secret
 (``*_KEY=``, ``*_TOKEN=``, ``*_SECRET=``, ``PASSWORD=``, ``"password": "..."``).
 In JSON records a value whose key names a secret is replaced whole.
 
@@ -156,6 +156,11 @@ def _builtin_rules() -> list[_Rule]:
                 r"(?i)--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|secret|token|api-?key)"
                 r"(?:=|\s+)" + _VALUE
             ),
+        ),
+        _Rule(
+            "user_password",
+            label="secret",
+            regex=r(r"(?<![\w-])(?:-u|--user)[\s=]+[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]{3,})"),
         ),
         _Rule(
             "secret_assignment",
