@@ -17,7 +17,8 @@ Where it runs (on by default, through :func:`default_redactor`):
   on-disk prediction cache. Those files are created ``0600``.
 
 What it recognises: PEM private keys; OpenAI, Anthropic and Google API keys;
-AWS access key ids and 40-character secret keys; GitHub, GitLab and Slack
+AWS access key ids and 40-character secret keys (in text that mentions AWS
+or a secret); GitHub, GitLab and Slack
 tokens (and Slack webhook URLs); JWTs; ``Authorization:`` headers and bearer
 tokens; passwords in URLs (``scheme://user:pass@host``); command-line flags
 such as ``--password x`` and ``curl -u user:pass``; assignments and fields whose name says secret
@@ -43,8 +44,10 @@ import hmac
 import os
 import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -61,15 +64,22 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 """Set to ``off`` (or ``0``, ``false``, ``no``) to turn the default redactor off."""
 
 _PLACEHOLDER_PREFIX = "[REDACTED_"
+_WORD_CHAR = re.compile(r"\w")
+_MEMO_SIZE = 4096
 
 # Names that say "this value is a secret", shared by text assignments and JSON keys.
 _SECRET_WORDS = (
-    r"password|passwd|passphrase|pwd|secret|token|credentials?|"
-    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|secret[_-]?key|auth[_-]?key"
+    r"password|passwd|passphrase|secret|token|credentials?|"
+    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
 )
 _SECRET_FIELD = re.compile(
-    rf"(?i:^(?:.*[_.-])?(?:{_SECRET_WORDS}|authorization|cookie)$)|^[A-Z0-9_]*_KEY$"
+    rf"(?i:^(?:.*[_.-])?(?:{_SECRET_WORDS}|pwd|authorization|cookie)$)|^[A-Z0-9_]*_KEY$"
 )
+_SECRET_HINTS = (
+    "password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "api_key",
+    "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key",
+    "private-key", "authkey", "auth_key", "auth-key",
+)  # fmt: skip
 # A bare value (stops at quotes, separators, JSON escapes), or a quoted one.
 _VALUE = (
     r"(?:\"(?P<dq>[^\"\\\n]{1,256})\"|'(?P<sq>[^'\\\n]{1,256})'"
@@ -84,6 +94,20 @@ class _Rule:
     accept: Callable[[str], bool] | None = None
     label: str = ""
     """The placeholder's word; empty means ``kind``."""
+    hints: tuple[str, ...] = ()
+    """Lower-case substrings one of which any match contains: a cheap test that skips the regex."""
+    word_start: bool = False
+    """The match must not follow a letter, digit or underscore (checked here, not in the regex,
+    so the regex keeps its literal prefix and scans fast)."""
+    anchored: bool = False
+    """Every match starts where a hint occurs: try the regex only there (for patterns such as
+    case-insensitive alternations that the regex engine cannot scan for quickly)."""
+    hint_re: re.Pattern[str] | None = field(default=None, init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.hints:
+            joined = "|".join(re.escape(h) for h in self.hints)
+            object.__setattr__(self, "hint_re", re.compile(joined))
 
 
 def _mixed(value: str) -> bool:
@@ -94,6 +118,11 @@ def _mixed(value: str) -> bool:
         and any(c.isdigit() for c in value)
         and not re.fullmatch(r"[0-9a-fA-F]+", value)
     )
+
+
+_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")
+_GITLAB_PREFIXES = ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-")
+_GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 
 
 def _builtin_rules() -> list[_Rule]:
@@ -107,70 +136,120 @@ def _builtin_rules() -> list[_Rule]:
                 r"|(?:[A-Za-z0-9+/=\s]|\\[nr])*)",
                 re.DOTALL,
             ),
+            hints=("private key",),
         ),
-        _Rule("anthropic_key", r(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-        _Rule("openai_key", r(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-        _Rule("google_api_key", r(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+        _Rule(
+            "anthropic_key", r(r"sk-ant-[A-Za-z0-9_-]{20,}"), hints=("sk-ant-",), word_start=True
+        ),
+        _Rule(
+            "openai_key",
+            r(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+            hints=("sk-",),
+            word_start=True,
+        ),
+        _Rule(
+            "google_api_key",
+            r(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+            hints=("aiza",),
+            word_start=True,
+        ),
         _Rule(
             "aws_key_id",
-            r(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
+            r(r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[0-9A-Z]{16}\b"),
+            hints=tuple(p.lower() for p in _AWS_PREFIXES),
+            word_start=True,
         ),
         _Rule(
             "github_token",
-            r(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+            r(r"g(?:h[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})\b"),
+            hints=_GITHUB_PREFIXES,
+            word_start=True,
         ),
-        _Rule("gitlab_token", r(r"\bgl(?:pat|dt|ptt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
-        _Rule("slack_token", r(r"\bxox[abposre]-[A-Za-z0-9-]{10,}")),
+        _Rule(
+            "gitlab_token",
+            r(r"gl(?:pat|dt|ptt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}"),
+            hints=_GITLAB_PREFIXES,
+            word_start=True,
+        ),
+        _Rule(
+            "slack_token",
+            r(r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+            hints=("xox",),
+            word_start=True,
+        ),
         _Rule(
             "slack_webhook",
             r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}"),
+            hints=("hooks.slack.com",),
         ),
-        _Rule("jwt", r(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")),
+        _Rule(
+            "jwt",
+            r(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
+            hints=("eyj",),
+            word_start=True,
+        ),
         _Rule(
             "url_password",
+            r(r"://[^\s:/?#@\"'<>\\]+:(?P<secret>[^\s/?#@\"'<>\\]+)@"),
             label="secret",
-            regex=r(
-                r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@\"'<>\\]+:(?P<secret>[^\s/?#@\"'<>\\]+)@"
-            ),
+            hints=("@",),
         ),
         _Rule(
             "authorization",
-            label="secret",
-            regex=r(
-                r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*\\?[\"']?"
+            r(
+                r"(?i)authorization[\"']?\s*[:=]\s*\\?[\"']?"
                 r"(?:(?:bearer|basic|token|digest|bot)\s+)?(?P<secret>[^\s\"'\\,;]{3,})"
             ),
+            label="secret",
+            anchored=True,
+            hints=("authorization",),
+            word_start=True,
         ),
         _Rule(
-            "bearer", label="secret", regex=r(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})")
+            "bearer",
+            r(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})"),
+            label="secret",
+            anchored=True,
+            hints=("bearer",),
+            word_start=True,
         ),
         _Rule(
             "aws_secret",
             r(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
             _mixed,
+            # A bare 40-character string is only taken for an AWS secret near an AWS word.
+            hints=("aws", "akia", "asia", "secret"),
         ),
         _Rule(
             "secret_flag",
-            label="secret",
-            regex=r(
+            r(
                 r"(?i)--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|secret|token|api-?key)"
                 r"(?:=|\s+)" + _VALUE
             ),
+            label="secret",
+            anchored=True,
+            hints=("--",),
         ),
         _Rule(
             "user_password",
+            r(r"-(?:u|-user)[\s=]+[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]{3,})"),
             label="secret",
-            regex=r(r"(?<![\w-])(?:-u|--user)[\s=]+[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]{3,})"),
+            hints=("-u",),
+            word_start=True,
         ),
         _Rule(
             "secret_assignment",
+            r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
             label="secret",
-            regex=r(r"\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
+            hints=("_key", "_token", "_secret", "_pass", "_pwd"),
+            word_start=True,
         ),
         _Rule(
             "secret_field",
+            r(rf"(?i)(?:{_SECRET_WORDS})\b[\"']?\s*[:=]\s*" + _VALUE),
             label="secret",
-            regex=r(rf"(?i)\b(?:[A-Za-z0-9]+[_.-])*(?:{_SECRET_WORDS})\b[\"']?\s*[:=]\s*" + _VALUE),
+            anchored=True,
+            hints=_SECRET_HINTS,
         ),
     ]
 
@@ -195,6 +274,9 @@ class Redactor:
         self.enabled = enabled
         self._key = key if key is not None else secrets.token_bytes(16)
         self._rules: list[_Rule] = _builtin_rules() if builtin else []
+        # Histories repeat across candidates and steps: remember recent message texts.
+        self._memo: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
         for kind, pattern in (extra or {}).items():
             self.add(kind, pattern)
 
@@ -212,7 +294,9 @@ class Redactor:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", kind):
             raise ValueError(f"kind must be a word such as 'internal_token', got {kind!r}")
         regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-        self._rules.insert(0, _Rule(kind.lower(), regex))
+        with self._lock:
+            self._rules.insert(0, _Rule(kind.lower(), regex))
+            self._memo.clear()
 
     def placeholder(self, kind: str, secret: str) -> str:
         """The stand-in for ``secret``: the same input always gives the same text."""
@@ -223,9 +307,50 @@ class Redactor:
         """``text`` with every recognised secret replaced; idempotent."""
         if not self.enabled or not text:
             return text
-        for rule in self._rules:
-            text = rule.regex.sub(functools.partial(self._replace, rule), text)
+        return self._text(text, self._rules)
+
+    def _active(self, lower: str, rules: list[_Rule]) -> list[_Rule]:
+        return [r for r in rules if r.hint_re is None or r.hint_re.search(lower)]
+
+    def _text(self, text: str, rules: list[_Rule]) -> str:
+        lower = text.lower()
+        for rule in self._active(lower, rules):
+            if rule.anchored and len(lower) == len(text):
+                new = self._sub_at_hints(rule, text, lower)
+            else:
+                new = rule.regex.sub(functools.partial(self._replace, rule), text)
+            if new != text:
+                text, lower = new, new.lower()
         return text
+
+    def _memo_text(self, text: str) -> str:
+        with self._lock:
+            done = self._memo.get(text)
+            if done is not None:
+                self._memo.move_to_end(text)
+                return done
+        done = self._text(text, self._rules)
+        with self._lock:
+            self._memo[text] = done
+            if len(self._memo) > _MEMO_SIZE:
+                self._memo.popitem(last=False)
+        return done
+
+    def _sub_at_hints(self, rule: _Rule, text: str, lower: str) -> str:
+        starts: set[int] = set()
+        for hint in rule.hints:
+            at = lower.find(hint)
+            while at >= 0:
+                starts.add(at)
+                at = lower.find(hint, at + 1)
+        parts: list[str] = []
+        done = 0
+        for at in sorted(starts):
+            match = rule.regex.match(text, at) if at >= done else None
+            if match is not None:
+                parts += [text[done:at], self._replace(rule, match)]
+                done = match.end()
+        return "".join([*parts, text[done:]]) if parts else text
 
     def _replace(self, rule: _Rule, match: re.Match[str]) -> str:
         group = next(
@@ -233,7 +358,12 @@ class Redactor:
             None,
         )
         value = match.group(group) if group else match.group(0)
-        if value.startswith(_PLACEHOLDER_PREFIX) or (rule.accept and not rule.accept(value)):
+        at = match.start()
+        if (
+            value.startswith(_PLACEHOLDER_PREFIX)
+            or (rule.accept is not None and not rule.accept(value))
+            or (rule.word_start and at > 0 and _WORD_CHAR.match(match.string, at - 1))
+        ):
             return match.group(0)
         if group is None:
             return self.placeholder(rule.label or rule.kind, value)
@@ -248,16 +378,16 @@ class Redactor:
 
     def messages(self, messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Chat messages with their text content redacted (other fields kept)."""
-        out: list[dict[str, Any]] = []
-        for message in messages:
-            copy = dict(message)
+        copies = [dict(m) for m in messages]
+        if not self.enabled:
+            return copies
+        for copy in copies:
             content = copy.get("content")
             if isinstance(content, str):
-                copy["content"] = self.text(content)
+                copy["content"] = self._memo_text(content)
             elif isinstance(content, list):
                 copy["content"] = self.record(content)
-            out.append(copy)
-        return out
+        return copies
 
     def record(self, value: Any) -> Any:
         """A JSON-like value, redacted: strings by pattern, values of secret-named keys whole."""
