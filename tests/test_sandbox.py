@@ -165,6 +165,56 @@ async def test_close_leaves_no_processes() -> None:
     assert not root.exists()
 
 
+def _with_marker(marker: str) -> list[int]:
+    """Live processes whose command line contains ``marker`` (zombies have none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = entry.joinpath("cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and not _gone(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+_ESCAPES = {
+    "setsid": "(setsid bash -c 'sleep 300; : {m}' &)",
+    "nohup": "(nohup bash -c 'sleep 300; : {m}' &)",
+    "double-fork": "( ( bash -c 'sleep 300; : {m}' & ) & )",
+    "setsid-quiet": "(setsid bash -c 'sleep 300; : {m}' >/dev/null 2>&1 </dev/null &)",
+}
+
+
+@pytest.mark.parametrize("how", sorted(_ESCAPES))
+async def test_close_kills_children_that_left_the_tree(how: str) -> None:
+    marker = f"aw-escape-{how}-{os.getpid()}-{time.monotonic_ns()}"
+    sb = await TerminalSandbox().start()
+    try:
+        await sb.run(_ESCAPES[how].format(m=marker))
+        assert await _eventually(lambda: bool(_with_marker(marker)))
+    finally:
+        # The limit only detects a hang; the 2 s target is measured in bench/.
+        await asyncio.wait_for(sb.close(), 60)
+    assert await _eventually(lambda: not _with_marker(marker))
+
+
+async def test_close_does_not_hang_on_an_untagged_pipe_holder() -> None:
+    marker = f"aw-escape-env-i-{os.getpid()}-{time.monotonic_ns()}"
+    sb = await TerminalSandbox().start()
+    try:
+        await sb.run(f"(setsid env -i bash -c 'sleep 300; : {marker}' &)")
+        assert await _eventually(lambda: bool(_with_marker(marker)))
+        # Documented limit: a process that clears its environment survives close(),
+        # but it must not make close() wait for it.
+        await asyncio.wait_for(sb.close(), 60)
+    finally:
+        for pid in _with_marker(marker):
+            os.kill(pid, 9)
+
+
 async def test_network_is_isolated_when_possible() -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))

@@ -37,6 +37,7 @@ from pydantic import (
 from ._contract import OBSERVATION_MARKER
 from ._jsonl import MAX_JSON_DEPTH, decode_jsonl_line
 from .errors import TrajectoryError
+from .redact import Redactor, default_redactor
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -321,23 +322,39 @@ class JsonlWriter:
 
     Each record is serialised first, then written with one ``os.write`` on a
     descriptor opened with ``O_APPEND`` (looping only if the kernel reports a
-    short write). ``fsync=True`` also forces each line to disk.
+    short write). ``fsync=True`` also forces each line to disk. Records pass
+    through ``redactor`` (default: :func:`aw_lookahead.redact.default_redactor`)
+    before they are written, and a new file is created ``0600``.
     """
 
-    def __init__(self, path: str | Path, *, append: bool = True, fsync: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        append: bool = True,
+        fsync: bool = False,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         if not append:
             flags |= os.O_TRUNC
-        self._fd: int | None = os.open(self.path, flags, 0o644)
+        self._fd: int | None = os.open(self.path, flags, 0o600)
         self._fsync = fsync
+        self._redactor = redactor or default_redactor()
         self.count = 0
 
     def write(self, record: BaseModel | dict[str, Any]) -> None:
         if self._fd is None:
             raise ValueError(f"JsonlWriter for {self.path} is closed")
-        if isinstance(record, BaseModel):
+        if self._redactor.enabled:
+            if isinstance(record, BaseModel):
+                data = self._redactor.record(record.model_dump(mode="json"))
+                text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            else:
+                text = json.dumps(self._redactor.record(record), ensure_ascii=False)
+        elif isinstance(record, BaseModel):
             text = record.model_dump_json(exclude_defaults=False)
         else:
             text = json.dumps(record, ensure_ascii=False)

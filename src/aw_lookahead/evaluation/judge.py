@@ -22,6 +22,7 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel, Field, ValidationError
 
 from aw_lookahead.errors import ConfigError, JudgeError
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import TurnSample, action_text
 from aw_lookahead.worldmodel.provider import OpenAIProvider
 
@@ -177,7 +178,7 @@ class LLMJudge:
     async def _ask(self, messages: list[dict[str, str]], temperature: float) -> tuple[str, bool]:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": messages,
+            "messages": redact_messages(messages),
             "max_tokens": self.max_tokens,
             "temperature": temperature,
             "timeout": httpx.Timeout(self.timeout, connect=10.0),

@@ -8,27 +8,45 @@ turn 2 even if a renderer ever dropped old turns, so a repeated call is
 simulated afresh rather than collapsed into the first one.
 
 Guarantees: an in-memory LRU of ``maxsize`` entries; with ``path`` an
-append-only JSONL file (one whole line per entry, written with a single
-``write`` on an ``O_APPEND`` descriptor) that survives restarts. A torn or
-corrupt line is skipped on load, never fatal.
+append-only JSONL file that survives restarts and can be shared by several
+processes:
+
+* Every append runs under an exclusive ``flock`` on ``<path>.lock``, writes
+  one whole line with a single ``write`` on an ``O_APPEND`` descriptor and
+  takes the entry's offset from that write (the descriptor's position after
+  it), never from an earlier ``seek``; so concurrent writers never lose or
+  misplace each other's entries.
+* A lookup that misses first reads whatever other processes appended since
+  (and re-reads the whole index when the file was compacted or replaced), so
+  an entry one process wrote is visible to every other.
+* The file stays under ``max_bytes``: an append that crosses it compacts the
+  file under the lock (one line per key, the newest entries kept up to half
+  the bound) into a temporary file that atomically replaces it.
+* Records are redacted (:mod:`aw_lookahead.redact`) before they are written;
+  the files are created ``0600``. A torn or corrupt line is skipped on load,
+  never fatal.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import tempfile
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from aw_lookahead._contract import render_user_turn
+from aw_lookahead.errors import UsageError
 from aw_lookahead.prompts import PromptSet, history_messages
+from aw_lookahead.redact import redact_record
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction
 
-__all__ = ["PredictionCache", "StepKeys", "call_index"]
+__all__ = ["DEFAULT_MAX_BYTES", "PredictionCache", "StepKeys", "call_index"]
 
 
 def call_index(trajectory: Trajectory, action: Action) -> int:
@@ -66,37 +84,60 @@ class StepKeys:
         return digest.hexdigest()
 
 
-class PredictionCache:
-    """In-memory LRU of predictions, optionally backed by an append-only JSONL file."""
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 
-    def __init__(self, maxsize: int = 4096, path: str | os.PathLike[str] | None = None) -> None:
+
+class PredictionCache:
+    """In-memory LRU of predictions, optionally backed by a shared append-only JSONL file."""
+
+    def __init__(
+        self,
+        maxsize: int = 4096,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        if max_bytes < 1024:
+            raise UsageError(f"max_bytes must be at least 1024, got {max_bytes}")
         self.maxsize = maxsize
         self.path = Path(path) if path is not None else None
+        self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
         self._mem: OrderedDict[str, Prediction] = OrderedDict()
         self._disk: dict[str, int] = {}
+        self._indexed = 0
+        self._ident: tuple[int, int] | None = None
         if self.path is not None:
-            self._load_index()
+            self._refresh()
 
-    def _load_index(self) -> None:
+    # ------------------------------------------------------------------ disk index
+
+    def _refresh(self) -> None:
+        """Index what was appended since the last look; start over if the file was replaced."""
         assert self.path is not None
-        if not self.path.exists():
+        try:
+            fh = self.path.open("rb")
+        except FileNotFoundError:
+            self._disk.clear()
+            self._indexed, self._ident = 0, None
             return
-        with self.path.open("rb") as fh:
-            offset = 0
+        with fh:
+            st = os.fstat(fh.fileno())
+            ident = (st.st_dev, st.st_ino)
+            if ident != self._ident or st.st_size < self._indexed:
+                self._disk.clear()
+                self._indexed, self._ident = 0, ident
+            fh.seek(self._indexed)
+            offset = self._indexed
             for line in fh:
-                if line.endswith(b"\n"):
-                    try:
-                        key = json.loads(line)["key"]
-                    except (ValueError, KeyError, TypeError):
-                        key = None
-                    if isinstance(key, str):
-                        self._disk[key] = offset
+                if not line.endswith(b"\n"):
+                    break
+                key = _line_key(line)
+                if key is not None:
+                    self._disk[key] = offset
                 offset += len(line)
-
-    def __len__(self) -> int:
-        return len(self._mem.keys() | self._disk.keys())
+            self._indexed = offset
 
     def _read_disk(self, key: str) -> Prediction | None:
         offset = self._disk.get(key)
@@ -112,13 +153,38 @@ class PredictionCache:
         except (OSError, ValueError, KeyError, AttributeError):
             return None
 
+    def _lookup_disk(self, key: str) -> Prediction | None:
+        if self.path is None:
+            return None
+        found = self._read_disk(key)
+        if found is None:
+            self._refresh()
+            found = self._read_disk(key)
+        return found
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(lock)
+
+    # ------------------------------------------------------------------ public
+
+    def __len__(self) -> int:
+        return len(self._mem.keys() | self._disk.keys())
+
     def get(self, key: str) -> Prediction | None:
         """The cached prediction for ``key`` or ``None``; counts hits and misses."""
         found = self._mem.get(key)
         if found is not None:
             self._mem.move_to_end(key)
         else:
-            found = self._read_disk(key)
+            found = self._lookup_disk(key)
             if found is not None:
                 self._remember(key, found)
         if found is None:
@@ -134,24 +200,79 @@ class PredictionCache:
             self._mem.popitem(last=False)
 
     def put(self, key: str, prediction: Prediction) -> None:
-        """Store ``prediction``; appends one line to the file when there is one."""
+        """Store ``prediction``; appends one (redacted) line to the file when there is one."""
         self._remember(key, prediction)
         if self.path is None or key in self._disk:
             return
-        record: dict[str, Any] = {"key": key, "prediction": prediction.model_dump(mode="json")}
+        record = redact_record({"key": key, "prediction": prediction.model_dump(mode="json")})
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        with self._locked():
+            self._refresh()
+            if key in self._disk:
+                return
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                size = os.fstat(fd).st_size
+                # A writer that died mid-line left a torn tail: end it, so ours stays whole.
+                torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+                view = memoryview(b"\n" + line if torn else line)
+                while view:
+                    view = view[os.write(fd, view) :]
+                end = os.lseek(fd, 0, os.SEEK_CUR)
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            offset = end - len(line)
+            self._disk[key] = offset
+            if (st.st_dev, st.st_ino) == self._ident and offset == self._indexed:
+                self._indexed = end
+            if end > self.max_bytes:
+                self._compact()
+
+    def _compact(self) -> None:
+        """Rewrite the file with one line per key, newest first kept, to half of ``max_bytes``.
+
+        Runs under the lock; readers holding the old file keep reading it, and
+        everyone re-indexes when they see the new inode.
+        """
+        assert self.path is not None
+        newest: dict[str, bytes] = {}
+        with self.path.open("rb") as fh:
+            for line in fh:
+                key = _line_key(line) if line.endswith(b"\n") else None
+                if key is not None:
+                    newest.pop(key, None)
+                    newest[key] = line
+        kept: list[bytes] = []
+        size = 0
+        for line in reversed(newest.values()):
+            if size + len(line) > self.max_bytes // 2:
+                break
+            kept.append(line)
+            size += len(line)
+        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent)
         try:
-            offset = os.lseek(fd, 0, os.SEEK_END)
-            os.write(fd, line)
-        finally:
-            os.close(fd)
-        self._disk[key] = offset
+            with os.fdopen(fd, "wb") as out:
+                out.writelines(reversed(kept))
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        self._ident = None
+        self._refresh()
 
     def clear(self) -> None:
         """Forget the in-memory entries (the file is left as it is)."""
         self._mem.clear()
+
+
+def _line_key(line: bytes) -> str | None:
+    try:
+        key = json.loads(line)["key"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return key if isinstance(key, str) else None
 
 
 def keys_for(

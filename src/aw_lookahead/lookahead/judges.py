@@ -23,6 +23,7 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aw_lookahead.errors import JudgeError
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction
 from aw_lookahead.worldmodel.provider import OpenAIProvider
@@ -195,7 +196,7 @@ class LLMJudge:
         kwargs = dict(body.get("chat_template_kwargs") or {})
         kwargs["enable_thinking"] = False
         body["chat_template_kwargs"] = kwargs
-        messages: Any = self.messages(trajectory, action, prediction, task)
+        messages: Any = redact_messages(self.messages(trajectory, action, prediction, task))
         request: dict[str, Any] = {
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,

@@ -1,5 +1,13 @@
 """Process helpers for the sandbox: find a shell's command processes, kill them, probe unshare.
 
+Every process of a session carries the environment variable
+:data:`MARKER_VAR` with the session's random token. A child that leaves the
+shell's process tree and group (``setsid``, ``nohup`` in a subshell, a double
+fork) still inherits it, so :func:`kill_marked` finds it by scanning
+``/proc/<pid>/environ``. Only a process that clears its own environment
+(``env -i``) escapes: this is containment for honest commands, not a
+security boundary.
+
 Also :func:`kill_session`, the last-resort cleanup a sandbox's finalizer runs.
 Linux only: processes are found through ``/proc``.
 """
@@ -14,13 +22,20 @@ import signal
 from pathlib import Path
 
 __all__ = [
+    "MARKER_VAR",
     "command_pids",
     "isolation_argv",
+    "kill_marked",
     "kill_session",
+    "marked_pids",
     "network_isolation_available",
     "signal_pids",
 ]
 
+MARKER_VAR = "AW_SANDBOX_SESSION"
+"""The environment variable that tags every process of one sandbox session."""
+
+_KILL_ROUNDS = 50
 _UNSHARE_ARGV = ("unshare", "--net", "--map-root-user", "--")
 _probe_cache: dict[str, bool] = {}
 
@@ -62,6 +77,39 @@ def command_pids(shell_pid: int) -> list[int]:
     return sorted(found)
 
 
+def marked_pids(token: str) -> list[int]:
+    """Live processes whose initial environment holds ``MARKER_VAR=token`` (ours excluded)."""
+    needle = f"{MARKER_VAR}={token}".encode()
+    me = os.getpid()
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def kill_marked(token: str) -> int:
+    """SIGKILL every process tagged with ``token`` until a scan finds none; returns the count.
+
+    Rescanning catches children forked between a scan and its kill; the
+    number of rounds is bounded, so a fork bomb cannot hold the caller.
+    """
+    killed: set[int] = set()
+    for _ in range(_KILL_ROUNDS):
+        pids = marked_pids(token)
+        if not pids:
+            break
+        signal_pids(pids, signal.SIGKILL)
+        killed.update(pids)
+    return len(killed)
+
+
 def signal_pids(pids: list[int], sig: signal.Signals) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -96,11 +144,14 @@ def isolation_argv() -> tuple[str, ...]:
 
 
 def kill_session(state: dict[str, object]) -> None:
-    """Last-resort cleanup used by the finalizer: kill the group, remove the directory."""
+    """Last-resort cleanup for the finalizer: kill the group and tagged processes, drop the dir."""
     pgid = state.get("pgid")
     if isinstance(pgid, int):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
+    token = state.get("marker")
+    if isinstance(token, str):
+        kill_marked(token)
     owned = state.get("owned_dir")
     if isinstance(owned, str):
         shutil.rmtree(owned, ignore_errors=True)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._procs import isolation_argv
+from ._procs import MARKER_VAR, isolation_argv
 
 __all__ = [
     "BOOTSTRAP",
@@ -66,8 +66,12 @@ def shell_argv(*, isolated: bool) -> list[str]:
     return [*isolation_argv(), *argv] if isolated else argv
 
 
-def shell_environment(root: Path, extra: Mapping[str, str]) -> dict[str, str]:
-    """The minimal environment of a session rooted at ``root``, plus ``extra``."""
+def shell_environment(root: Path, extra: Mapping[str, str], marker: str) -> dict[str, str]:
+    """The minimal environment of a session rooted at ``root``, plus ``extra`` and the marker.
+
+    The marker (``AW_SANDBOX_SESSION``) is set last, so ``extra`` cannot drop
+    it: every process of the session inherits it and cleanup finds them by it.
+    """
     env = {
         "PATH": _PATH,
         "HOME": str(root),
@@ -83,6 +87,7 @@ def shell_environment(root: Path, extra: Mapping[str, str]) -> dict[str, str]:
         "PS2": "",
     }
     env.update(extra)
+    env[MARKER_VAR] = marker
     return env
 
 

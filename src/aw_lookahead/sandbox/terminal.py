@@ -20,12 +20,24 @@ Guarantees:
   descendants and process group), so the session survives. When the shell
   itself is stuck (a builtin loop), it is restarted in the last known working
   directory; exported variables are then lost.
-* :meth:`TerminalSandbox.close` kills the whole process group and every
-  remaining descendant and removes the directory it created; a sandbox that
-  is garbage-collected or alive at interpreter exit is cleaned up the same way.
+* :meth:`TerminalSandbox.close` kills the whole process group, every
+  remaining descendant and every process that carries the session's marker
+  variable (``AW_SANDBOX_SESSION``), so children that left the tree with
+  ``setsid``, ``nohup`` or a double fork die too; it returns within about two
+  seconds even when such a child still holds the shell's output pipe, and it
+  removes the directory it created. A sandbox that is garbage-collected or
+  alive at interpreter exit is cleaned up the same way.
 * With ``network=False`` the shell runs under ``unshare --net --map-root-user``
   when this machine allows it (probed once per process);
   ``network_isolated`` tells whether it did.
+
+**Not a security boundary.** Commands run as the calling user (root in most
+containers) and can read and write anything that user can, outside the
+directory too; without network isolation they reach the network. A process
+that clears its environment (``env -i``) and leaves the session escapes
+cleanup. The sandbox contains honest commands (a private working directory
+and ``HOME``, a minimal environment, optional network isolation, all
+processes killed on close); run untrusted commands inside a container or VM.
 
 Errors: misuse (an unknown control key, a path outside the sandbox, a
 non-positive timeout) raises :class:`~aw_lookahead.errors.UsageError`; a
@@ -50,7 +62,7 @@ from types import TracebackType
 from aw_lookahead.errors import DownstreamError, UsageError
 
 from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, parse_keystrokes
-from ._procs import command_pids, network_isolation_available, signal_pids
+from ._procs import command_pids, kill_marked, network_isolation_available, signal_pids
 from ._procs import kill_session as _cleanup
 from ._result import CommandResult, combine, ensure_newline, observation
 from ._shell import (
@@ -102,7 +114,7 @@ class TerminalSandbox:
         self._ended = False
         self._closed = False
         self._typed = ""
-        self._state: dict[str, object] = {}
+        self._state: dict[str, object] = {"marker": self._token}
         self._finalizer = weakref.finalize(self, _cleanup, self._state)
 
     # ------------------------------------------------------------------ lifecycle
@@ -260,7 +272,7 @@ class TerminalSandbox:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=shell_environment(self._root, self._extra_env),
+            env=shell_environment(self._root, self._extra_env, self._token),
             start_new_session=True,
         )
         self._state["pgid"] = self._proc.pid
@@ -376,9 +388,18 @@ class TerminalSandbox:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         signal_pids(leftovers, signal.SIGKILL)
+        kill_marked(self._token)
         if proc.stdin is not None:
             proc.stdin.close()
-        await proc.wait()
+        try:
+            await asyncio.wait_for(proc.wait(), _GRACE_S)
+        except TimeoutError:
+            # The shell is dead, but an untagged process (env -i) still holds its
+            # output pipe and asyncio waits for the pipe too: stop listening to it.
+            transport = getattr(proc, "_transport", None)
+            if transport is not None:
+                transport.close()
+            await proc.wait()
         if proc.stdout is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(proc.stdout.read(), _GRACE_S)

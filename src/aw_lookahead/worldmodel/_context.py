@@ -19,6 +19,7 @@ from openai import AsyncOpenAI
 
 from aw_lookahead.errors import ContextTooLongError
 from aw_lookahead.prompts import PromptSet, render_messages
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 
 __all__ = ["context_too_long", "count_tokens", "is_context_error", "plan_skip"]
@@ -57,7 +58,7 @@ async def count_tokens(
     try:
         resp = await client.post(
             f"{root}/tokenize",
-            body={"model": model, "messages": messages},
+            body={"model": model, "messages": redact_messages(messages)},
             cast_to=httpx.Response,
             options={"timeout": min(request_timeout, 10.0)},
         )

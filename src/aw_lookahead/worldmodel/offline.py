@@ -37,6 +37,7 @@ from typing import Any
 from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError, ContextTooLongError, ReplyParseError, WorldModelError
 from aw_lookahead.prompts import PromptSet, render_messages
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import Action, Trajectory
 
 from ._reply import reply_prediction
@@ -145,7 +146,8 @@ class VLLMOfflineWorldModel(BaseWorldModel):
         if self.thinking is not None:
             extra["chat_template_kwargs"] = {"enable_thinking": self.thinking}
         started = time.perf_counter()
-        outputs = llm.chat(conversations, self._sampling_params(), use_tqdm=False, **extra)
+        redacted = [redact_messages(c) for c in conversations]
+        outputs = llm.chat(redacted, self._sampling_params(), use_tqdm=False, **extra)
         return list(outputs), time.perf_counter() - started
 
     def _max_model_len(self) -> int | None:

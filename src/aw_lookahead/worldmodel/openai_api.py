@@ -46,6 +46,7 @@ from aw_lookahead.errors import (
     WorldModelTimeoutError,
 )
 from aw_lookahead.prompts import PromptSet, render_messages
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 
 from ._context import context_too_long, is_context_error, plan_skip
@@ -267,7 +268,7 @@ class OpenAIWorldModel(BaseWorldModel):
                 async with self._semaphore:
                     return await self._client.chat.completions.create(
                         model=self.model,
-                        messages=messages,  # type: ignore[arg-type]
+                        messages=redact_messages(messages),  # type: ignore[arg-type]
                         **self._request_kwargs(),
                     )
         raise AssertionError("unreachable")  # pragma: no cover

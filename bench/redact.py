@@ -1,0 +1,76 @@
+"""Cost of redacting one world-model request: a 50-turn terminal history, rendered.
+
+    python bench/redact.py [--turns 50] [--repeat 300]
+
+Prints the median and p95 per call of ``Redactor.messages`` on the rendered
+messages, cold (a fresh redactor each call) and warm (the history seen
+before, as for the K candidates of a step and every later step), and, as the
+baseline measured in the same run, of ``render_messages`` itself (what
+building the request costs anyway). Every tenth turn carries a secret, so
+the replacement path is measured too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+from aw_lookahead.prompts import render_messages
+from aw_lookahead.redact import Redactor
+from aw_lookahead.trajectory import Trajectory, Turn
+
+
+def _history(turns: int) -> Trajectory:
+    def obs(i: int) -> str:
+        lines = [f"src/mod{i}.py:{j}: def f{i}_{j}(x): return x" for j in range(8)]
+        if i % 10 == 0:
+            lines.append(f"OPENAI_API_KEY=sk-proj-{'Ab3dEf6h' * 5}{i:04d}")
+        return "\n".join(lines)
+
+    return Trajectory(
+        domain="terminal",
+        task="Refactor the project and keep the tests green",
+        turns=[
+            Turn(
+                action=[{"keystrokes": f"grep -rn 'def f{i}' src/ | head\n", "duration": 1.0}],
+                observation=obs(i),
+            )
+            for i in range(turns)
+        ],
+    )
+
+
+def _timeit(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    samples = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--turns", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=300)
+    args = ap.parse_args()
+    traj = _history(args.turns)
+    action = [{"keystrokes": "pytest -q\n", "duration": 30}]
+    messages = render_messages(traj, action)
+    size = sum(len(m["content"]) for m in messages)
+    redactor = Redactor()
+    assert "sk-proj-" not in str(redactor.messages(messages))
+    render = _timeit(lambda: render_messages(traj, action), args.repeat)
+    cold = _timeit(lambda: Redactor().messages(messages), args.repeat)
+    warm = _timeit(lambda: redactor.messages(messages), args.repeat)
+    print(f"prompt: {args.turns} turns, {len(messages)} messages, {size:,} characters")
+    print(f"render_messages (baseline)  median {render[0]:.3f} ms  p95 {render[1]:.3f} ms")
+    print(f"Redactor.messages, cold     median {cold[0]:.3f} ms  p95 {cold[1]:.3f} ms")
+    print(f"Redactor.messages, warm     median {warm[0]:.3f} ms  p95 {warm[1]:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
