@@ -270,3 +270,41 @@ async def test_gate_with_the_real_world_model(
     assert isinstance(decision["predicted_observation"], str)
     assert target.exists() == (decision["kind"] == "execute") == (not result.is_error)
     assert proxy.downstream.forwarded == (1 if target.exists() else 0)
+
+
+async def test_gate_write_after_ten_calls_fits_the_embedded_context(
+    mcp_fs_server: Path, tmp_path: Path, vllm_server: Any
+) -> None:
+    """Compact tool context: ten real calls of history still leave room to simulate a write."""
+    for i in range(4):
+        (tmp_path / f"mod_{i}.py").write_text(
+            "\n".join(f"def f_{i}_{j}(x):\n    return x * {j}\n" for j in range(8))
+        )
+    wm = OpenAIWorldModel(
+        vllm_server.model,
+        base_url=vllm_server.base_url,
+        api_key=vllm_server.api_key,
+        max_tokens=1024,  # the CLI default: 3,072 prompt tokens left on a 4,096 context
+        timeout=300,
+    )
+    root = str(tmp_path)
+    reads: list[tuple[str, dict[str, Any]]] = [
+        ("list_allowed_directories", {}),
+        ("list_directory", {"path": root}),
+        *[("read_text_file", {"path": f"{root}/mod_{i}.py"}) for i in range(4)],
+        ("search_files", {"path": root, "pattern": "*.py"}),
+        ("get_file_info", {"path": f"{root}/mod_0.py"}),
+        ("read_text_file", {"path": f"{root}/mod_1.py", "head": 5}),
+        ("directory_tree", {"path": root}),
+    ]
+    proxy = proxy_for([str(mcp_fs_server), root], world_model=wm, deadline_s=300)
+    async with wm, proxy, Client(proxy.server) as client:
+        for name, args in reads:
+            assert not (await client.call_tool(name, args)).is_error, name
+        result = await client.call_tool("write_file", {"path": f"{root}/w.txt", "content": "w"})
+    decision = (result.meta or {})["io.github.aw-lookahead/decision"]
+    assert decision["kind"] in {"execute", "veto"}, decision
+    assert isinstance(decision["predicted_observation"], str)
+    assert 0 < decision["prompt_tokens"] <= 4096 - 1024
+    assert proxy.stats["simulated"] == 1
+    assert proxy.downstream.forwarded == 10 + (decision["kind"] == "execute")

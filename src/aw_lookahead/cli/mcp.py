@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from aw_lookahead.prompts import PromptSet
+
 from ._common import add_server_options, world_model_from_args
 
 ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
@@ -28,6 +30,22 @@ def add_transport_options(p: argparse.ArgumentParser, default_port: int) -> None
     )
 
 
+def add_tool_context_option(p: argparse.ArgumentParser) -> None:
+    """``--tool-context`` (shared with ``proxy``): where MCP tool definitions go in a prompt."""
+    p.add_argument(
+        "--tool-context",
+        choices=["compact", "full"],
+        default="compact",
+        help="compact: tool names in the system prompt, the called tool's definition in its "
+        "turn (fits a 4K-context model); full: every definition in the system prompt "
+        "(long-context models trained on that layout) (default %(default)s)",
+    )
+
+
+def prompts_from_args(args: argparse.Namespace) -> PromptSet:
+    return PromptSet(tool_layout=args.tool_context)
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "mcp",
@@ -37,6 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_transport_options(p, 8808)
     add_server_options(p)
+    add_tool_context_option(p)
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     p.add_argument(
         "--on-error",
@@ -52,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
 
     from aw_lookahead.mcp import build_server, serve_http, serve_stdio
 
-    world_model = world_model_from_args(args, max_tokens=args.max_tokens)
+    world_model = world_model_from_args(
+        args, max_tokens=args.max_tokens, prompts=prompts_from_args(args)
+    )
     server = build_server(world_model, on_error=args.on_error, deadline_s=args.timeout + 5)
     if args.transport == "stdio":
         anyio.run(serve_stdio, server)

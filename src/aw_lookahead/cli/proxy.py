@@ -9,7 +9,7 @@ from pathlib import Path
 from aw_lookahead.errors import ConfigError
 
 from ._common import add_server_options, world_model_from_args
-from .mcp import add_transport_options
+from .mcp import add_tool_context_option, add_transport_options, prompts_from_args
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,6 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     add_transport_options(p, 8809)
     add_server_options(p)
+    add_tool_context_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- the real server's command")
     p.set_defaults(func=run)
 
@@ -87,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
         perturb=Perturbation.parse(args.perturb) if args.perturb else None,
         shadow_log=args.shadow_log,
     )
-    world_model = world_model_from_args(args, max_tokens=args.max_tokens)
+    world_model = world_model_from_args(
+        args, max_tokens=args.max_tokens, prompts=prompts_from_args(args)
+    )
     proxy = LookaheadProxy(downstream, world_model, config)
 
     async def main() -> None:

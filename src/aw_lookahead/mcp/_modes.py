@@ -33,11 +33,14 @@ def result_text(result: Any) -> str:
 
 
 def _summary(decision: Decision) -> dict[str, Any]:
+    pred = decision.prediction
     return {
         "kind": decision.kind.value,
         "outcome": decision.outcome.value,
         "reason": decision.reason,
         "predicted_observation": decision.predicted_observation,
+        "prompt_tokens": pred.usage.prompt_tokens if pred is not None else None,
+        "trimmed_turns": pred.trimmed_turns if pred is not None else None,
     }
 
 
