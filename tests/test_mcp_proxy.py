@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 pytest.importorskip("mcp")
@@ -308,3 +309,35 @@ async def test_gate_write_after_ten_calls_fits_the_embedded_context(
     assert 0 < decision["prompt_tokens"] <= 4096 - 1024
     assert proxy.stats["simulated"] == 1
     assert proxy.downstream.forwarded == 10 + (decision["kind"] == "execute")
+
+
+@pytest.mark.parametrize("mode", ["gate", "preview", "dryrun"])
+async def test_every_mode_reports_progress_while_it_waits(
+    mcp_fs_server: Path, tmp_path: Path, mode: str
+) -> None:
+    """The model answers only after two progress notifications reached the client.
+
+    (Shadow mode never waits on the model; its forwarded calls report progress the same way.)
+    """
+    seen: list[float] = []
+    enough = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+        if len(seen) >= 2:
+            enough.set()
+
+    async def model(trajectory: Trajectory, action: Action) -> str:
+        with anyio.fail_after(120):
+            await enough.wait()
+        return "Successfully wrote to the file"
+
+    proxy = proxy_for(
+        [str(mcp_fs_server), str(tmp_path)], mode, world_model=FunctionWorldModel(model)
+    )
+    args = {"path": str(tmp_path / "p.txt"), "content": "x"}
+    async with proxy, Client(proxy.server) as client:
+        result = await client.call_tool("write_file", args, progress_callback=on_progress)
+    assert len(seen) >= 2
+    assert seen == sorted(set(seen))
+    assert result.is_error == (mode == "preview")  # preview waits for a confirmation

@@ -39,6 +39,7 @@ from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._modes import ModeHandlers, result_text
+from ._progress import reporter, with_progress
 from .downstream import Downstream
 from .perturb import Perturbation
 
@@ -155,7 +156,11 @@ class LookaheadProxy:
         arguments = dict(params.arguments or {})
         session = self.session_state(ctx)
         try:
-            return await self._dispatch(ctx, session, params.name, arguments)
+            return await with_progress(
+                reporter(ctx),
+                lambda: self._dispatch(ctx, session, params.name, arguments),
+                what=f"{self.config.mode.value} {params.name}",
+            )
         except DownstreamError as exc:
             return error_result(f"[aw-lookahead proxy] {exc}")
         except anyio.get_cancelled_exc_class():
