@@ -72,6 +72,18 @@ async def test_simulate_returns_prediction_with_evidence(server: object) -> None
     assert good.structured_content["observation"] == "meeting at 10:00"
 
 
+async def test_a_cached_answer_says_so(server: object) -> None:
+    async with Client(server) as client:
+        first = await client.call_tool("simulate", {"action": PRESENT})
+        second = await client.call_tool("simulate", {"action": PRESENT})
+    assert first.structured_content is not None
+    assert second.structured_content is not None
+    assert first.structured_content["cached"] is False
+    assert second.structured_content["cached"] is True
+    assert second.structured_content["tokens"] == 0
+    assert second.structured_content["observation"] == first.structured_content["observation"]
+
+
 async def test_lookahead_ranks_and_prunes(server: object) -> None:
     async with Client(server) as client:
         result = await client.call_tool(

@@ -41,6 +41,7 @@ def _summary(decision: Decision) -> dict[str, Any]:
         "predicted_observation": decision.predicted_observation,
         "prompt_tokens": pred.usage.prompt_tokens if pred is not None else None,
         "trimmed_turns": pred.trimmed_turns if pred is not None else None,
+        "cached": decision.cached,
     }
 
 

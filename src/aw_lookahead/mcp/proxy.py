@@ -19,12 +19,20 @@ handles each ``tools/call`` by mode:
 Guarantees: a call is forwarded at most once (:class:`Downstream`); a
 downstream crash or hang becomes an ``isError`` result for that call only;
 world-model failures follow ``on_error`` (``fail_closed`` blocks in gate).
+
+Mirroring: ``tools.listChanged`` is the downstream's, and its
+``notifications/tools/list_changed`` reach every connected client; the
+client's roots are the downstream's roots (read when a client first calls,
+re-read on its ``notifications/roots/list_changed``; a client without roots
+leaves the downstream on its own configuration); preview mode adds
+``_aw_confirm`` as an optional property to every input schema.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -104,11 +112,12 @@ class LookaheadProxy:
         name: str = "aw-lookahead-proxy",
     ) -> None:
         require("mcp", "mcp")
-        from mcp.server import Server
-
+        from aw_lookahead import __version__
         from aw_lookahead.lookahead import Lookahead, RuleJudge
 
         self.downstream = downstream
+        downstream.roots = self._roots_for_downstream
+        downstream.on_tools_changed = self._tools_changed
         self.world_model = world_model
         self.config = config or ProxyConfig()
         policy = "always" if self.config.mode is not ProxyMode.GATE else self.config.simulate
@@ -125,16 +134,31 @@ class LookaheadProxy:
         self._modes = ModeHandlers(self)
         self._tg: Any = None
         self.stats: dict[str, int] = {"calls": 0, "vetoed": 0, "forwarded": 0, "simulated": 0}
-        self.server: Any = Server(
-            name,
-            instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
-            f"{downstream.label}",
-            on_list_tools=self._on_list_tools,
-            on_call_tool=self._on_call_tool,
-        )
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._roots_read: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._roots: list[Any] | None = None
+        server_cls = _mirroring_server_class()
+        with warnings.catch_warnings():  # roots are deprecated in 2026-07-28, still used by IDEs
+            warnings.simplefilter("ignore")
+            self.server: Any = server_cls(
+                name,
+                version=__version__,
+                instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
+                f"{downstream.label}",
+                on_list_tools=self._on_list_tools,
+                on_call_tool=self._on_call_tool,
+                on_roots_list_changed=self._on_roots_list_changed,
+            )
+        self.server.mirror = downstream
 
     async def __aenter__(self) -> LookaheadProxy:
+        """Start the downstream and wait for it; a failed start raises one DownstreamError."""
         await self.downstream.__aenter__()
+        try:
+            await self.downstream.started()
+        except BaseException:
+            await self.downstream.__aexit__(None, None, None)
+            raise
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         return self
@@ -149,13 +173,18 @@ class LookaheadProxy:
     async def _on_list_tools(self, ctx: Any, params: Any) -> Any:
         from mcp.types import ListToolsResult
 
-        return ListToolsResult(tools=await self.downstream.tools())
+        await self._client_seen(ctx)
+        tools = await self.downstream.tools()
+        if self.config.mode is ProxyMode.PREVIEW:
+            tools = [_with_confirm_arg(t) for t in tools]
+        return ListToolsResult(tools=tools)
 
     async def _on_call_tool(self, ctx: Any, params: Any) -> Any:
         self.stats["calls"] += 1
         arguments = dict(params.arguments or {})
         session = self.session_state(ctx)
         try:
+            await self._client_seen(ctx)
             return await with_progress(
                 reporter(ctx),
                 lambda: self._dispatch(ctx, session, params.name, arguments),
@@ -186,6 +215,69 @@ class LookaheadProxy:
         if mode is ProxyMode.DRYRUN:
             return await self._modes.dryrun(session, tool, arguments)
         return await self._modes.shadow(session, tool, arguments)
+
+    # ------------------------------------------------------------------ mirroring
+
+    async def _client_seen(self, ctx: Any) -> None:
+        """Remember the client's connection; read its roots once (again after a change)."""
+        conn = getattr(ctx.session, "_connection", None)
+        if conn is None:
+            return
+        try:
+            self._connections.add(conn)
+            if conn in self._roots_read:
+                return
+            self._roots_read.add(conn)
+        except TypeError:
+            return
+        from mcp import types
+        from mcp.shared.message import ServerMessageMetadata
+
+        wants = types.ClientCapabilities(roots=types.RootsCapability())
+        if not ctx.session.check_client_capability(wants):
+            return
+        try:
+            result = await ctx.session.send_request(
+                types.ListRootsRequest(),
+                types.ListRootsResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+        except Exception:  # a client that declares roots but cannot list them: keep as is
+            return
+        await self._set_roots(list(result.roots))
+
+    async def _on_roots_list_changed(self, ctx: Any, params: Any) -> None:
+        conn = getattr(ctx.session, "_connection", None)
+        if conn is None:
+            return
+        self._roots_read.discard(conn)
+        try:  # read them now over the connection's own channel; else at the next request
+            raw = await conn.outbound.send_raw_request("roots/list", None, None)
+            from mcp import types
+
+            roots = types.ListRootsResult.model_validate(raw).roots
+        except Exception:
+            return
+        self._roots_read.add(conn)
+        await self._set_roots(list(roots))
+
+    async def _set_roots(self, roots: list[Any]) -> None:
+        if self._roots is not None and [r.uri for r in roots] == [r.uri for r in self._roots]:
+            return
+        self._roots = roots
+        await self.downstream.roots_changed()
+
+    async def _roots_for_downstream(self) -> list[Any] | None:
+        return self._roots
+
+    async def _tools_changed(self) -> None:
+        for conn in list(self._connections):
+            if str(getattr(conn, "protocol_version", "")) >= "2026-07-28":
+                continue  # stateless clients learn of changes through subscriptions, not here
+            try:
+                await conn.outbound.notify("notifications/tools/list_changed", None)
+            except Exception:  # a closed connection
+                self._connections.discard(conn)
 
     # ------------------------------------------------------------------ helpers for modes
 
@@ -278,6 +370,49 @@ class _SessionMap(dict[Any, SessionState]):
             self._weak[key] = value
         except TypeError:
             super().__setitem__(key, value)
+
+
+def _with_confirm_arg(tool: Any) -> Any:
+    """``tool`` with ``_aw_confirm`` as an optional string property (preview mode)."""
+    schema = dict(tool.input_schema or {"type": "object"})
+    props = dict(schema.get("properties") or {})
+    props[CONFIRM_ARG] = {
+        "type": "string",
+        "description": "aw-lookahead preview: the confirmation token from the preview result; "
+        "send it with the same arguments to execute the call (removed before forwarding).",
+    }
+    schema["properties"] = props
+    return tool.model_copy(update={"input_schema": schema})
+
+
+def _mirroring_server_class() -> Any:
+    """A low-level ``Server`` whose ``tools.listChanged`` is the downstream's."""
+    from mcp.server import Server
+    from mcp.server.lowlevel.server import NotificationOptions
+
+    class MirroringServer(Server[Any]):
+        mirror: Downstream | None = None
+
+        def get_capabilities(
+            self,
+            notification_options: Any = None,
+            experimental_capabilities: Any = None,
+            extensions: Any = None,
+            *,
+            protocol_version: str | None = None,
+        ) -> Any:
+            opts = notification_options or NotificationOptions()
+            if self.mirror is not None:
+                opts = NotificationOptions(
+                    prompts_changed=opts.prompts_changed,
+                    resources_changed=opts.resources_changed,
+                    tools_changed=self.mirror.tools_list_changed,
+                )
+            return super().get_capabilities(
+                opts, experimental_capabilities, extensions, protocol_version=protocol_version
+            )
+
+    return MirroringServer
 
 
 def error_result(text: str, meta: dict[str, Any] | None = None) -> Any:

@@ -13,6 +13,7 @@ the engine's deadline.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -86,9 +87,10 @@ def build_server(
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
+    from aw_lookahead import __version__
     from aw_lookahead.lookahead import Lookahead, RuleJudge
 
-    server = MCPServer(name, instructions=INSTRUCTIONS)
+    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
     engine_kwargs: dict[str, Any] = {"on_error": on_error, "deadline_s": deadline_s}
     simulator = Lookahead(
         world_model,
@@ -115,9 +117,11 @@ def build_server(
     ) -> SimulateResult:
         try:
             trajectory = build_trajectory(domain, history, task=task, tools=tools)
+            started = time.perf_counter()
             (decision,) = await with_progress(
                 reporter(ctx), lambda: simulator.gate(trajectory, [action])
             )
+            took = time.perf_counter() - started
         except AwLookaheadError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
         if decision.prediction is None:
@@ -130,8 +134,9 @@ def build_server(
             reason=decision.reason,
             signals=[SignalView(**s.model_dump(mode="json")) for s in decision.signals],
             model=pred.model,
-            latency_s=pred.latency_s,
-            tokens=pred.usage.total_tokens,
+            latency_s=round(took, 4),
+            tokens=decision.tokens,
+            cached=decision.cached,
             truncated=pred.truncated,
             trimmed_turns=pred.trimmed_turns,
         )
