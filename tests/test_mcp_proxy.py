@@ -341,3 +341,81 @@ async def test_every_mode_reports_progress_while_it_waits(
     assert len(seen) >= 2
     assert seen == sorted(set(seen))
     assert result.is_error == (mode == "preview")  # preview waits for a confirmation
+
+
+async def test_shadow_writes_every_completed_pair_when_the_proxy_stops(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    """The client leaves before the prediction comes: the pair is written with predicted null."""
+    root = tmp_path / "root"
+    root.mkdir()
+    log = tmp_path / "shadow.jsonl"
+    never = anyio.Event()
+
+    async def stuck(trajectory: Trajectory, action: Action) -> str:
+        await never.wait()
+        return "never"
+
+    proxy = proxy_for(
+        [str(mcp_fs_server), str(root)],
+        "shadow",
+        world_model=FunctionWorldModel(stuck),
+        shadow_log=log,
+        shadow_flush_s=0.2,
+    )
+    async with proxy, Client(proxy.server) as client:
+        real = await client.call_tool("write_file", {"path": str(root / "s.txt"), "content": "s"})
+    assert not real.is_error
+    [record] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert record["action"]["name"] == "write_file"
+    assert record["real"].startswith("Successfully wrote")
+    assert record["predicted"] is None
+    assert "no prediction" in record["predicted_error"]
+    assert record["divergence"] is None
+
+
+def test_shadow_pair_survives_a_client_that_closes_right_after(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    """The real CLI over stdio, a world model that never answers, a client that leaves at once.
+
+    The client closes stdin and (the Python SDK's way) SIGTERMs the proxy two seconds later;
+    the pair of the last call is in the log either way.
+    """
+    import socket
+    import sys
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True).start()
+    base_url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    root = tmp_path / "root"
+    root.mkdir()
+    log = tmp_path / "shadow.jsonl"
+    aw = str(Path(sys.executable).with_name("aw-lookahead"))
+    cmd = [aw, "proxy", "--mode", "shadow", "--shadow-log", str(log), "--model", "m"]
+    cmd += ["--base-url", base_url, "--", str(mcp_fs_server), str(root)]
+
+    async def session() -> Any:
+        from mcp import StdioServerParameters
+
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+        async with Client(params, mode="legacy") as client:
+            return await client.call_tool(
+                "write_file", {"path": str(root / "s.txt"), "content": "s"}
+            )
+
+    try:
+        real = anyio.run(session)
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    assert not real.is_error
+    [record] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert record["real"].startswith("Successfully wrote")
+    assert record["predicted"] is None
+    assert "no prediction" in record["predicted_error"]

@@ -15,6 +15,10 @@ handles each ``tools/call`` by mode:
   schema-valid ``structured_content`` for tools with an output schema), with
   optional deterministic faults from :class:`Perturbation`.
 * ``shadow`` - forward, and log (predicted, real) pairs with their divergence.
+  Every pair whose real call completed is written, also when the client
+  leaves right after: on shutdown the proxy waits up to ``shadow_flush_s``
+  for pending predictions and writes the rest with ``predicted: null`` and
+  the reason (:meth:`LookaheadProxy.flush_shadow`).
 
 Guarantees: a call is forwarded at most once (:class:`Downstream`); a
 downstream crash or hang becomes an ``isError`` result for that call only;
@@ -73,6 +77,7 @@ class ProxyConfig:
     deadline_s: float = 60.0
     perturb: Perturbation | None = None
     shadow_log: Path | None = None
+    shadow_flush_s: float = 10.0
     confirm_ttl_s: float = 600.0
     max_history: int = 50
     elicit: bool = True
@@ -164,9 +169,16 @@ class LookaheadProxy:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self._tg.__aexit__(None, None, None)  # let shadow logs finish
+        with anyio.CancelScope(shield=True):
+            await self.flush_shadow(self.config.shadow_flush_s, "the proxy stopped first")
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
         await self.downstream.__aexit__(*exc)
         self._modes.close()
+
+    async def flush_shadow(self, wait_s: float, why: str) -> None:
+        """Write every completed shadow pair, waiting up to ``wait_s`` for its prediction."""
+        await self._modes.flush_shadow(wait_s, why)
 
     # ------------------------------------------------------------------ MCP handlers
 
