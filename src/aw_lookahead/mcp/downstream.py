@@ -201,7 +201,10 @@ class Downstream:
         if client is None:
             return  # the next connection reads the current roots at start
         self._roots_served = anyio.Event()
-        await client.session.send_notification(types.RootsListChangedNotification())
+        try:
+            await client.session.send_notification(types.RootsListChangedNotification())
+        except Exception:  # the server is going away; its restart reads the current roots
+            return
         if self.asked_roots:
             with anyio.move_on_after(wait_s):
                 await self._roots_served.wait()

@@ -50,6 +50,7 @@ from aw_lookahead.errors import DownstreamError
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel.base import WorldModel
 
+from ._mirror import mirroring_server_class, with_confirm_arg
 from ._modes import ModeHandlers, result_text
 from ._progress import reporter, with_progress
 from .downstream import Downstream
@@ -142,7 +143,7 @@ class LookaheadProxy:
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._roots_read: weakref.WeakSet[Any] = weakref.WeakSet()
         self._roots: list[Any] | None = None
-        server_cls = _mirroring_server_class()
+        server_cls = mirroring_server_class()
         with warnings.catch_warnings():  # roots are deprecated in 2026-07-28, still used by IDEs
             warnings.simplefilter("ignore")
             self.server: Any = server_cls(
@@ -188,7 +189,7 @@ class LookaheadProxy:
         await self._client_seen(ctx)
         tools = await self.downstream.tools()
         if self.config.mode is ProxyMode.PREVIEW:
-            tools = [_with_confirm_arg(t) for t in tools]
+            tools = [with_confirm_arg(t, CONFIRM_ARG) for t in tools]
         return ListToolsResult(tools=tools)
 
     async def _on_call_tool(self, ctx: Any, params: Any) -> Any:
@@ -382,49 +383,6 @@ class _SessionMap(dict[Any, SessionState]):
             self._weak[key] = value
         except TypeError:
             super().__setitem__(key, value)
-
-
-def _with_confirm_arg(tool: Any) -> Any:
-    """``tool`` with ``_aw_confirm`` as an optional string property (preview mode)."""
-    schema = dict(tool.input_schema or {"type": "object"})
-    props = dict(schema.get("properties") or {})
-    props[CONFIRM_ARG] = {
-        "type": "string",
-        "description": "aw-lookahead preview: the confirmation token from the preview result; "
-        "send it with the same arguments to execute the call (removed before forwarding).",
-    }
-    schema["properties"] = props
-    return tool.model_copy(update={"input_schema": schema})
-
-
-def _mirroring_server_class() -> Any:
-    """A low-level ``Server`` whose ``tools.listChanged`` is the downstream's."""
-    from mcp.server import Server
-    from mcp.server.lowlevel.server import NotificationOptions
-
-    class MirroringServer(Server[Any]):
-        mirror: Downstream | None = None
-
-        def get_capabilities(
-            self,
-            notification_options: Any = None,
-            experimental_capabilities: Any = None,
-            extensions: Any = None,
-            *,
-            protocol_version: str | None = None,
-        ) -> Any:
-            opts = notification_options or NotificationOptions()
-            if self.mirror is not None:
-                opts = NotificationOptions(
-                    prompts_changed=opts.prompts_changed,
-                    resources_changed=opts.resources_changed,
-                    tools_changed=self.mirror.tools_list_changed,
-                )
-            return super().get_capabilities(
-                opts, experimental_capabilities, extensions, protocol_version=protocol_version
-            )
-
-    return MirroringServer
 
 
 def error_result(text: str, meta: dict[str, Any] | None = None) -> Any:
