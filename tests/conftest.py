@@ -110,28 +110,43 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 #
 # `mcp_fs_server` installs @modelcontextprotocol/server-filesystem once into the
 # git-ignored .cache/node (npm; skipped when npm is missing) and yields the path
-# of its executable. `mcp_git_server` is the mcp-server-git console script
-# (PyPI, in the test environment).
+# of its executable; `mcp_ts_sdk` installs @modelcontextprotocol/sdk there (the
+# TypeScript client of tests/node/mcp_ts_client.cjs) and yields the NODE_PATH.
+# `mcp_git_server` is the mcp-server-git console script (PyPI, in the test environment).
 # ---------------------------------------------------------------------------
 MCP_NODE_PREFIX = Path(__file__).resolve().parent.parent / ".cache" / "node"
+
+
+def _npm_install(package: str, installed: Path) -> None:
+    """``npm install --prefix .cache/node <package>`` unless ``installed`` exists already."""
+    if installed.exists():
+        return
+    import shutil
+
+    npm = shutil.which("npm")
+    if npm is None:
+        skip_or_fail_in_ci(f"npm is not installed; {package} needs Node 18+")
+    prefix = str(MCP_NODE_PREFIX)
+    args = [npm, "install", "--no-audit", "--no-fund", "--prefix", prefix, package]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0 or not installed.exists():
+        pytest.fail(f"npm install of {package} failed:\n{done.stderr[-3000:]}")
 
 
 @pytest.fixture(scope="session")
 def mcp_fs_server() -> Path:
     exe = MCP_NODE_PREFIX / "node_modules" / ".bin" / "mcp-server-filesystem"
-    if not exe.exists():
-        import shutil
-
-        npm = shutil.which("npm")
-        if npm is None:
-            skip_or_fail_in_ci("npm is not installed; the filesystem MCP server needs Node 18+")
-        package = "@modelcontextprotocol/server-filesystem"
-        prefix = str(MCP_NODE_PREFIX)
-        args = [npm, "install", "--no-audit", "--no-fund", "--prefix", prefix, package]
-        done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
-        if done.returncode != 0 or not exe.exists():
-            pytest.fail(f"npm install of server-filesystem failed:\n{done.stderr[-3000:]}")
+    _npm_install("@modelcontextprotocol/server-filesystem", exe)
     return exe
+
+
+@pytest.fixture(scope="session")
+def mcp_ts_sdk(mcp_fs_server: Path) -> Path:
+    """The TypeScript SDK (``@modelcontextprotocol/sdk``) in .cache/node; yields its NODE_PATH."""
+    modules = MCP_NODE_PREFIX / "node_modules"
+    sdk = modules / "@modelcontextprotocol" / "sdk" / "package.json"
+    _npm_install("@modelcontextprotocol/sdk", sdk)
+    return modules
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 pytest.importorskip("mcp")
@@ -276,3 +277,151 @@ async def test_gate_with_the_real_world_model(
         assert decision["kind"] in {"execute", "veto"}
     assert target.exists() == (decision["kind"] == "execute") == (not result.is_error)
     assert proxy.downstream.forwarded == (1 if target.exists() else 0)
+
+
+async def test_gate_write_after_ten_calls_fits_the_embedded_context(
+    mcp_fs_server: Path, tmp_path: Path, vllm_server: Any
+) -> None:
+    """Compact tool context: ten real calls of history still leave room to simulate a write."""
+    for i in range(4):
+        (tmp_path / f"mod_{i}.py").write_text(
+            "\n".join(f"def f_{i}_{j}(x):\n    return x * {j}\n" for j in range(8))
+        )
+    wm = OpenAIWorldModel(
+        vllm_server.model,
+        base_url=vllm_server.base_url,
+        api_key=vllm_server.api_key,
+        max_tokens=1024,  # the CLI default: 3,072 prompt tokens left on a 4,096 context
+        timeout=300,
+    )
+    root = str(tmp_path)
+    reads: list[tuple[str, dict[str, Any]]] = [
+        ("list_allowed_directories", {}),
+        ("list_directory", {"path": root}),
+        *[("read_text_file", {"path": f"{root}/mod_{i}.py"}) for i in range(4)],
+        ("search_files", {"path": root, "pattern": "*.py"}),
+        ("get_file_info", {"path": f"{root}/mod_0.py"}),
+        ("read_text_file", {"path": f"{root}/mod_1.py", "head": 5}),
+        ("directory_tree", {"path": root}),
+    ]
+    proxy = proxy_for([str(mcp_fs_server), root], world_model=wm, deadline_s=300)
+    async with wm, proxy, Client(proxy.server) as client:
+        for name, args in reads:
+            assert not (await client.call_tool(name, args)).is_error, name
+        result = await client.call_tool("write_file", {"path": f"{root}/w.txt", "content": "w"})
+    decision = (result.meta or {})["io.github.aw-lookahead/decision"]
+    assert decision["kind"] in {"execute", "veto"}, decision
+    assert isinstance(decision["predicted_observation"], str)
+    assert 0 < decision["prompt_tokens"] <= 4096 - 1024
+    assert proxy.stats["simulated"] == 1
+    assert proxy.downstream.forwarded == 10 + (decision["kind"] == "execute")
+
+
+@pytest.mark.parametrize("mode", ["gate", "preview", "dryrun"])
+async def test_every_mode_reports_progress_while_it_waits(
+    mcp_fs_server: Path, tmp_path: Path, mode: str
+) -> None:
+    """The model answers only after two progress notifications reached the client.
+
+    (Shadow mode never waits on the model; its forwarded calls report progress the same way.)
+    """
+    seen: list[float] = []
+    enough = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+        if len(seen) >= 2:
+            enough.set()
+
+    async def model(trajectory: Trajectory, action: Action) -> str:
+        with anyio.fail_after(120):
+            await enough.wait()
+        return "Successfully wrote to the file"
+
+    proxy = proxy_for(
+        [str(mcp_fs_server), str(tmp_path)], mode, world_model=FunctionWorldModel(model)
+    )
+    args = {"path": str(tmp_path / "p.txt"), "content": "x"}
+    async with proxy, Client(proxy.server) as client:
+        result = await client.call_tool("write_file", args, progress_callback=on_progress)
+    assert len(seen) >= 2
+    assert seen == sorted(set(seen))
+    assert result.is_error == (mode == "preview")  # preview waits for a confirmation
+
+
+async def test_shadow_writes_every_completed_pair_when_the_proxy_stops(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    """The client leaves before the prediction comes: the pair is written with predicted null."""
+    root = tmp_path / "root"
+    root.mkdir()
+    log = tmp_path / "shadow.jsonl"
+    never = anyio.Event()
+
+    async def stuck(trajectory: Trajectory, action: Action) -> str:
+        await never.wait()
+        return "never"
+
+    proxy = proxy_for(
+        [str(mcp_fs_server), str(root)],
+        "shadow",
+        world_model=FunctionWorldModel(stuck),
+        shadow_log=log,
+        shadow_flush_s=0.2,
+    )
+    async with proxy, Client(proxy.server) as client:
+        real = await client.call_tool("write_file", {"path": str(root / "s.txt"), "content": "s"})
+    assert not real.is_error
+    [record] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert record["action"]["name"] == "write_file"
+    assert record["real"].startswith("Successfully wrote")
+    assert record["predicted"] is None
+    assert "no prediction" in record["predicted_error"]
+    assert record["divergence"] is None
+
+
+def test_shadow_pair_survives_a_client_that_closes_right_after(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    """The real CLI over stdio, a world model that never answers, a client that leaves at once.
+
+    The client closes stdin and (the Python SDK's way) SIGTERMs the proxy two seconds later;
+    the pair of the last call is in the log either way.
+    """
+    import socket
+    import sys
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True).start()
+    base_url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    root = tmp_path / "root"
+    root.mkdir()
+    log = tmp_path / "shadow.jsonl"
+    aw = str(Path(sys.executable).with_name("aw-lookahead"))
+    cmd = [aw, "proxy", "--mode", "shadow", "--shadow-log", str(log), "--model", "m"]
+    cmd += ["--base-url", base_url, "--", str(mcp_fs_server), str(root)]
+
+    async def session() -> Any:
+        from mcp import StdioServerParameters
+
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+        async with Client(params, mode="legacy") as client:
+            return await client.call_tool(
+                "write_file", {"path": str(root / "s.txt"), "content": "s"}
+            )
+
+    try:
+        real = anyio.run(session)
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    assert not real.is_error
+    [record] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert record["real"].startswith("Successfully wrote")
+    assert record["predicted"] is None
+    assert "no prediction" in record["predicted_error"]

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -70,6 +72,18 @@ async def test_simulate_returns_prediction_with_evidence(server: object) -> None
     assert good.structured_content["observation"] == "meeting at 10:00"
 
 
+async def test_a_cached_answer_says_so(server: object) -> None:
+    async with Client(server) as client:
+        first = await client.call_tool("simulate", {"action": PRESENT})
+        second = await client.call_tool("simulate", {"action": PRESENT})
+    assert first.structured_content is not None
+    assert second.structured_content is not None
+    assert first.structured_content["cached"] is False
+    assert second.structured_content["cached"] is True
+    assert second.structured_content["tokens"] == 0
+    assert second.structured_content["observation"] == first.structured_content["observation"]
+
+
 async def test_lookahead_ranks_and_prunes(server: object) -> None:
     async with Client(server) as client:
         result = await client.call_tool(
@@ -90,6 +104,37 @@ async def test_bad_arguments_are_tool_errors(server: object) -> None:
     async with Client(server) as client:
         result = await client.call_tool("simulate", {"action": PRESENT, "domain": "nowhere"})
     assert result.is_error
+
+
+def progress_gated_model() -> tuple[FunctionWorldModel, Any, list[float]]:
+    """A world model that answers only after the client has seen two progress notifications."""
+    seen: list[float] = []
+    enough = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+        if len(seen) >= 2:
+            enough.set()
+
+    async def model(trajectory: Trajectory, action: Action) -> str:
+        with anyio.fail_after(120):  # a missing notification fails the test, never hangs it
+            await enough.wait()
+        return "meeting at 10:00"
+
+    return FunctionWorldModel(model), on_progress, seen
+
+
+@pytest.mark.parametrize("tool", ["simulate", "lookahead"])
+async def test_slow_calls_report_progress(tool: str) -> None:
+    wm, on_progress, seen = progress_gated_model()
+    args: dict[str, Any] = (
+        {"action": PRESENT} if tool == "simulate" else {"candidates": [PRESENT, MISSING]}
+    )
+    async with Client(build_server(wm)) as client:
+        result = await client.call_tool(tool, args, progress_callback=on_progress)
+    assert not result.is_error, result
+    assert len(seen) >= 2
+    assert seen == sorted(set(seen))  # progress grows strictly, as the spec requires
 
 
 async def test_world_model_down_is_a_clear_tool_error() -> None:

@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from aw_lookahead._contract import parse_user_turn
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.prompts import PromptSet, default_prompts, parse_reply, render_messages
+from aw_lookahead.prompts import (
+    PromptSet,
+    default_prompts,
+    history_messages,
+    parse_reply,
+    render_messages,
+)
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 
 KEYS = [{"keystrokes": "ls -la\n", "duration": 0.5}]
@@ -78,12 +85,86 @@ def test_verbatim_prompts_and_system_override_are_used_as_is() -> None:
     ]
 
 
-def test_mcp_prompt_lists_the_tools() -> None:
-    tools = [{"name": "read_file", "description": "Read a file", "inputSchema": {"type": "object"}}]
-    text = default_prompts().system(Domain.MCP, tools=tools)
-    assert '"name": "read_file"' in text
+READ = {
+    "name": "read_file",
+    "description": "Read a file. Returns its text; fails outside the allowed folders.",
+    "inputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "Where. Absolute path."}},
+    },
+}
+WRITE = {"name": "write_file", "description": "Write a file", "inputSchema": {"type": "object"}}
+
+
+def _mcp(n: int = 0, **kw: object) -> Trajectory:
+    turns = [
+        Turn(action={"name": "read_file", "arguments": {"path": f"/p/{i}"}}, observation=f"t{i}")
+        for i in range(n)
+    ]
+    return Trajectory(domain="mcp", tools=[READ, WRITE], turns=turns, **kw)  # type: ignore[arg-type]
+
+
+def test_mcp_prompt_lists_only_tool_names_in_the_compact_layout() -> None:
+    text = default_prompts().system(Domain.MCP, tools=[READ, WRITE])
+    assert "Tools on this server: read_file, write_file." in text
+    assert "Read a file" not in text
     assert "{tool_definitions}" not in text
     assert "no tool definitions" in default_prompts().system("mcp")
+
+
+def test_full_layout_keeps_every_definition_in_the_system_prompt() -> None:
+    full = PromptSet(tool_layout="full")
+    text = full.system(Domain.MCP, tools=[READ, WRITE])
+    assert '"name": "read_file"' in text
+    assert '"name": "write_file"' in text
+    msgs = render_messages(_mcp(2), {"name": "write_file", "arguments": {}}, prompts=full)
+    assert not any("**Tool Definition:**" in m["content"] for m in msgs)
+    with pytest.raises(ConfigError, match="tool_layout"):
+        PromptSet(tool_layout="wide")  # type: ignore[arg-type]
+
+
+def test_called_tool_is_defined_in_the_first_turn_that_calls_it() -> None:
+    write = {"name": "write_file", "arguments": {"path": "/p/x", "content": "y"}}
+    msgs = render_messages(_mcp(3), write)
+    users = [m["content"] for m in msgs if m["role"] == "user"]
+    assert users[0].startswith("### Turn 1\n**Tool Definition:**\n{")
+    assert '"name":"read_file"' in users[0]
+    assert "$schema" not in users[0]
+    assert users[0].index("**Tool Definition:**") < users[0].index("**Action:**")
+    assert all("**Tool Definition:**" not in u for u in users[1:3])
+    assert '"name":"write_file"' in users[3]
+    again = render_messages(_mcp(3).with_turn(write, "ok"), write)
+    assert "**Tool Definition:**" not in again[-1]["content"]
+    assert parse_user_turn(users[3]).action == write
+
+
+def test_tool_context_keeps_the_shared_prefix_and_history_layout() -> None:
+    traj = _mcp(3)
+    a = render_messages(traj, {"name": "write_file", "arguments": {"path": "/a"}})
+    b = render_messages(traj, {"name": "read_file", "arguments": {"path": "/b"}})
+    assert a[:-1] == b[:-1]
+    # An earlier step's full prompt is a prefix of the next step's history.
+    step = traj.with_turn({"name": "write_file", "arguments": {"path": "/a"}}, "ok")
+    nxt = render_messages(step, "x")
+    assert nxt[: len(a)] == a
+    assert history_messages(traj) == a[:-1]
+
+
+def test_trimming_moves_the_definition_to_the_next_rendered_call() -> None:
+    msgs = render_messages(_mcp(4), {"name": "read_file", "arguments": {}}, skip_turns=2)
+    users = [m["content"] for m in msgs if m["role"] == "user"]
+    assert [u.split("\n")[0] for u in users] == ["### Turn 1", "### Turn 4", "### Turn 5"]
+    assert sum('"name":"read_file","description"' in u for u in users) == 1
+    brief = render_messages(_mcp(0), {"name": "read_file", "arguments": {}}, brief_tools=True)
+    assert "Read a file" in brief[-1]["content"]
+    assert "fails outside" not in brief[-1]["content"]
+    assert "Absolute path" not in brief[-1]["content"]
+
+
+def test_benchmark_system_prompts_get_no_turn_definitions() -> None:
+    msgs = render_messages(_mcp(1, system_prompt="BENCH"), {"name": "write_file", "arguments": {}})
+    assert not any("**Tool Definition:**" in m["content"] for m in msgs)
 
 
 def test_every_domain_has_its_own_prompt() -> None:

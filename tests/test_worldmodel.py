@@ -118,6 +118,25 @@ async def test_history_longer_than_the_context_is_trimmed(wm: OpenAIWorldModel) 
 
 
 @pytest.mark.integration
+async def test_long_tool_descriptions_are_shortened_last(wm: OpenAIWorldModel) -> None:
+    """Compact MCP layout: history goes first, then descriptions shrink; the definition stays."""
+    wordy = {
+        "name": "write_file",
+        "description": "Write a file. " + "It overwrites whatever was there before. " * 600,
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    }
+    read = {"name": "read_file", "arguments": {"path": "/w/a"}}
+    history = Trajectory(
+        domain="mcp",
+        tools=[wordy],
+        turns=[Turn(action=read, observation="x" * 2000) for _ in range(3)],
+    )
+    pred = await wm.predict(history, {"name": "write_file", "arguments": {"path": "/w/b"}})
+    assert pred.trimmed_turns == 2  # every turn but the first went before the descriptions
+    assert pred.usage.prompt_tokens <= 4096 - wm.max_tokens
+
+
+@pytest.mark.integration
 async def test_first_turn_too_long_is_a_clear_error(wm: OpenAIWorldModel) -> None:
     history = _long_history(1, 6000)
     with pytest.raises(ContextTooLongError, match="does not fit"):

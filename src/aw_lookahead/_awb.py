@@ -176,7 +176,8 @@ def sample_to_awb(sample: TurnSample, *, system_str: str | None = None) -> dict[
         else:
             from .prompts import default_prompts
 
-            system_str = default_prompts().system(traj.domain, tools=traj.tools)
+            # The record's turns carry no tool definitions, so its system prompt holds them all.
+            system_str = default_prompts().system(traj.domain, tools=traj.tools, layout="full")
 
     record: dict[str, Any] = {"task": meta.get("task", traj.domain.value)}
     if not meta.get("no_id"):

@@ -1,8 +1,10 @@
 """The turn layout of the world-model message contract (shared facts, see DESIGN.md).
 
 A user turn is ``### Turn i`` followed by optional ``**Task Instruction:**`` and
-``**Current State:**`` sections (turn 1 only) and the ``**Action:**`` section;
-JSON actions sit in a ```` ```json ```` fence. An assistant turn is
+``**Current State:**`` sections (turn 1 only), an optional ``**Tool Definition:**``
+section (the compact MCP layout: the called tool's definition, in the first
+turn that calls it) and the ``**Action:**`` section; JSON actions sit in a
+```` ```json ```` fence. An assistant turn is
 ``**Environment Observation:**`` followed by the observation.
 
 This module is the single place that writes and reads that layout, so the
@@ -20,8 +22,11 @@ OBSERVATION_MARKER = "**Environment Observation:**"
 ACTION_HEADER = "**Action:**"
 TASK_HEADER = "**Task Instruction:**"
 STATE_HEADER = "**Current State:**"
+TOOL_HEADER = "**Tool Definition:**"
 
-_SECTION = re.compile(r"^\*\*(Task Instruction|Current State|Action):\*\*[ \t]*$", re.MULTILINE)
+_SECTION = re.compile(
+    r"^\*\*(Task Instruction|Current State|Tool Definition|Action):\*\*[ \t]*$", re.MULTILINE
+)
 _FENCE = re.compile(r"^```(?:json)?[ \t]*\n(.*)\n```[ \t]*$", re.DOTALL)
 
 
@@ -33,14 +38,21 @@ def format_action(action: Any) -> str:
 
 
 def render_user_turn(
-    index: int, action: Any, *, task: str | None = None, state: str | None = None
+    index: int,
+    action: Any,
+    *,
+    task: str | None = None,
+    state: str | None = None,
+    tool: str | None = None,
 ) -> str:
-    """Render user turn ``index`` (1-based)."""
+    """Render user turn ``index`` (1-based); ``tool`` is a tool definition's text."""
     parts = [f"### Turn {index}"]
     if task:
         parts.append(f"{TASK_HEADER}\n{task}\n")
     if state:
         parts.append(f"{STATE_HEADER}\n{state}\n")
+    if tool:
+        parts.append(f"{TOOL_HEADER}\n{tool}\n")
     parts.append(f"{ACTION_HEADER}\n{format_action(action)}")
     return "\n".join(parts)
 
@@ -66,6 +78,7 @@ class ParsedUserTurn:
     action: Any
     task: str | None
     state: str | None
+    tool: str | None = None
 
 
 def parse_action_text(text: str) -> Any:
@@ -100,4 +113,5 @@ def parse_user_turn(text: str) -> ParsedUserTurn:
         action=action,
         task=sections.get("Task Instruction") or None,
         state=sections.get("Current State") or None,
+        tool=sections.get("Tool Definition") or None,
     )

@@ -52,10 +52,25 @@ def add_prompts_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_tool_context_option(p: argparse.ArgumentParser) -> None:
+    """``--tool-context`` (``mcp``, ``proxy``): where MCP tool definitions go in a prompt."""
+    p.add_argument(
+        "--tool-context",
+        choices=["compact", "full"],
+        default="compact",
+        help="compact: tool names in the system prompt, the called tool's definition in its "
+        "turn (fits a 4K-context model); full: every definition in the system prompt "
+        "(long-context models trained on that layout) (default %(default)s)",
+    )
+
+
 def prompts_from_args(args: argparse.Namespace) -> PromptSet | None:
-    """The :class:`PromptSet` named by ``--prompts`` (``None`` when not given)."""
+    """The :class:`PromptSet` of ``--prompts`` / ``--tool-context`` (``None``: the default)."""
     folder = getattr(args, "prompts", None)
-    return PromptSet(folder) if folder else None
+    full = getattr(args, "tool_context", "compact") == "full"
+    if not folder and not full:
+        return None
+    return PromptSet(folder, tool_layout="full" if full else "compact")
 
 
 def world_model_from_args(args: argparse.Namespace, **kwargs: Any) -> OpenAIWorldModel:

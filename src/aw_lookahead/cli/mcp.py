@@ -7,7 +7,12 @@ import os
 import sys
 from typing import Any
 
-from ._common import add_prompts_option, add_server_options, world_model_from_args
+from ._common import (
+    add_prompts_option,
+    add_server_options,
+    add_tool_context_option,
+    world_model_from_args,
+)
 
 ENV_TOKEN = "AW_LOOKAHEAD_AUTH_TOKEN"
 LEGACY_ENV_TOKEN = "AW_LOOKAHEAD_MCP_TOKEN"
@@ -97,6 +102,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_transport_options(p, 8808)
     add_server_options(p)
     add_prompts_option(p)
+    add_tool_context_option(p)
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     p.add_argument(
         "--max-candidates",

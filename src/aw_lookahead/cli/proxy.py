@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from pathlib import Path
 
 from aw_lookahead.errors import ConfigError
 
-from ._common import add_prompts_option, add_server_options, world_model_from_args
+from ._common import (
+    add_prompts_option,
+    add_server_options,
+    add_tool_context_option,
+    world_model_from_args,
+)
 from .mcp import add_transport_options, http_security
 
 
@@ -50,12 +57,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--shadow-log", type=Path, help="shadow: JSONL file of (predicted, real) pairs")
     p.add_argument(
+        "--shadow-wait",
+        type=float,
+        default=10.0,
+        help="shadow: on exit, seconds to wait for pending predictions before writing their "
+        "pairs with predicted=null (default %(default)s; 1 s at most after SIGTERM)",
+    )
+    p.add_argument(
         "--call-timeout", type=float, default=60.0, help="seconds before a downstream call fails"
     )
     p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
     add_transport_options(p, 8809)
     add_server_options(p)
     add_prompts_option(p)
+    add_tool_context_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- the real server's command")
     p.set_defaults(func=run)
 
@@ -89,11 +104,39 @@ def run(args: argparse.Namespace) -> int:
         deadline_s=args.timeout + 5,
         perturb=Perturbation.parse(args.perturb) if args.perturb else None,
         shadow_log=args.shadow_log,
+        shadow_flush_s=args.shadow_wait,
     )
     world_model = world_model_from_args(args, max_tokens=args.max_tokens)
     proxy = LookaheadProxy(downstream, world_model, config)
 
+    async def on_sigterm() -> None:
+        """Write the pending shadow pairs, then die of SIGTERM as usual.
+
+        Clients stop a stdio server by closing its stdin, then SIGTERM, then
+        SIGKILL a couple of seconds later; the pairs must be on disk by then.
+        """
+        with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+            async for _ in signals:
+                await proxy.flush_shadow(min(args.shadow_wait, 1.0), "the proxy was terminated")
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)
+
     async def main() -> None:
+        if args.mode != "shadow" or not hasattr(signal, "SIGTERM"):
+            await serve()
+            return
+        failure: Exception | None = None
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(on_sigterm)
+            try:
+                await serve()
+            except Exception as exc:  # re-raised as is below, not in an ExceptionGroup
+                failure = exc
+            tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+
+    async def serve() -> None:
         async with proxy:
             if args.transport == "stdio":
                 await serve_stdio(proxy.server)

@@ -61,6 +61,10 @@ class StepKeys:
     def __init__(self, model_id: str, trajectory: Trajectory, prompts: PromptSet | None = None):
         self._trajectory = trajectory
         digest = hashlib.sha256(model_id.encode())
+        # The compact MCP layout puts a called tool's definition into the action's own turn,
+        # which the key below does not render: hash the definitions here instead.
+        tools = json.dumps(trajectory.tools, sort_keys=True, ensure_ascii=False)
+        digest.update(b"\x00tools\x00" + tools.encode())
         for message in history_messages(trajectory, prompts=prompts):
             digest.update(b"\x00" + message["role"].encode() + b"\x00")
             digest.update(message["content"].encode())

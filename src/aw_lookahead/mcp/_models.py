@@ -56,6 +56,7 @@ class DecisionView(BaseModel):
     explanation: str = Field(description="A message an agent can act on.")
     latency_s: float = 0.0
     tokens: int = 0
+    cached: bool = Field(default=False, description="Answered from the prediction cache.")
     error: str | None = None
 
 
@@ -70,8 +71,11 @@ class SimulateResult(BaseModel):
     reason: str = ""
     signals: list[SignalView] = Field(default_factory=list)
     model: str = ""
-    latency_s: float = 0.0
-    tokens: int = 0
+    latency_s: float = Field(
+        default=0.0, description="Seconds this answer took (a cached answer: the lookup only)."
+    )
+    tokens: int = Field(default=0, description="Model tokens spent (0 when cached).")
+    cached: bool = Field(default=False, description="Answered from the prediction cache.")
     truncated: bool = Field(default=False, description="The model hit its output budget.")
     trimmed_turns: int = Field(default=0, description="History turns dropped to fit the context.")
 
@@ -106,6 +110,7 @@ def decision_view(decision: Decision) -> DecisionView:
         explanation=decision.explain(),
         latency_s=decision.latency_s,
         tokens=decision.tokens,
+        cached=decision.cached,
         error=decision.error,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -34,11 +35,15 @@ def result_text(result: Any) -> str:
 
 
 def _summary(decision: Decision) -> dict[str, Any]:
+    pred = decision.prediction
     return {
         "kind": decision.kind.value,
         "outcome": decision.outcome.value,
         "reason": decision.reason,
         "predicted_observation": decision.predicted_observation,
+        "prompt_tokens": pred.usage.prompt_tokens if pred is not None else None,
+        "trimmed_turns": pred.trimmed_turns if pred is not None else None,
+        "cached": decision.cached,
     }
 
 
@@ -52,6 +57,8 @@ class ModeHandlers:
         self.proxy = proxy
         cfg = proxy.config
         self._log = JsonlWriter(cfg.shadow_log) if cfg.shadow_log is not None else None
+        self._shadow_open: list[_ShadowEntry] = []
+        self._shadow_changed = anyio.Event()
 
     def close(self) -> None:
         if self._log is not None:
@@ -171,43 +178,81 @@ class ModeHandlers:
     async def shadow(self, session: SessionState, tool: Any, arguments: dict[str, Any]) -> Any:
         action = {"name": tool.name, "arguments": arguments}
         trajectory = await self.proxy.trajectory(session)
-        real_done = anyio.Event()
-        box: dict[str, Any] = {}
-        self.proxy.spawn(self._shadow_log, session.ordinal, trajectory, action, real_done, box)
+        entry = _ShadowEntry(time.time(), session.ordinal, len(trajectory.turns) + 1, action)
+        self._shadow_open.append(entry)
+        self.proxy.spawn(self._shadow_predict, trajectory, entry)
         try:
             result = await self.proxy.forward(session, tool.name, arguments)
-            box["real"] = result_text(result)
-            box["real_is_error"] = bool(result.is_error)
+            entry.real = result_text(result)
+            entry.real_is_error = bool(result.is_error)
             return result
         except Exception as exc:
-            box["real"] = f"[downstream failure] {exc}"
-            box["real_is_error"] = True
+            entry.real = f"[downstream failure] {exc}"
+            entry.real_is_error = True
             raise
         finally:
-            real_done.set()
+            entry.real_done = True
+            self._shadow_settle(entry)
 
-    async def _shadow_log(
-        self, ordinal: int, trajectory: Any, action: dict[str, Any], done: Any, box: dict[str, Any]
-    ) -> None:
-        started = time.time()
-        decision = (await self.proxy.engine.gate(trajectory, [action]))[0]
-        await done.wait()
-        predicted = decision.predicted_observation
-        record = {
-            "time": started,
-            "session": ordinal,
-            "turn": len(trajectory.turns) + 1,
-            "action": action,
+    async def _shadow_predict(self, trajectory: Any, entry: _ShadowEntry) -> None:
+        entry.decision = (await self.proxy.engine.gate(trajectory, [entry.action]))[0]
+        self._shadow_settle(entry)
+
+    def _shadow_settle(self, entry: _ShadowEntry, missing: str | None = None) -> None:
+        """Write ``entry`` once both halves are in (with ``missing``: without the prediction)."""
+        if entry.written or not entry.real_done or (entry.decision is None and missing is None):
+            return
+        entry.written = True
+        self._shadow_open.remove(entry)
+        self._shadow_changed.set()
+        if self._log is not None:
+            self._log.write(entry.record(missing))
+
+    async def flush_shadow(self, wait_s: float, why: str) -> None:
+        """Wait up to ``wait_s`` for pending predictions, then write every completed real call.
+
+        A pair whose prediction has not come is written with ``predicted: null``
+        and ``predicted_error`` saying why (``why``); calls whose real result
+        never came are not pairs and are left out.
+        """
+        with anyio.move_on_after(wait_s):
+            while any(e.real_done for e in self._shadow_open):
+                self._shadow_changed = anyio.Event()
+                await self._shadow_changed.wait()
+        for entry in [e for e in self._shadow_open if e.real_done]:
+            self._shadow_settle(entry, f"no prediction: {why} (waited {wait_s:g} s for it)")
+
+
+@dataclass
+class _ShadowEntry:
+    """One shadowed call while its real result and its prediction are on their way."""
+
+    started: float
+    session: int
+    turn: int
+    action: dict[str, Any]
+    real: str | None = None
+    real_is_error: bool | None = None
+    real_done: bool = False
+    decision: Decision | None = None
+    written: bool = False
+
+    def record(self, missing: str | None) -> dict[str, Any]:
+        decision = self.decision
+        predicted = decision.predicted_observation if decision is not None else None
+        simulated = decision is not None and decision.kind is not DecisionKind.UNSIMULATED
+        return {
+            "time": self.started,
+            "session": self.session,
+            "turn": self.turn,
+            "action": self.action,
             "predicted": predicted,
-            "predicted_outcome": decision.outcome.value,
-            "predicted_error": decision.error,
-            "real": box.get("real"),
-            "real_is_error": box.get("real_is_error"),
-            "divergence": None if predicted is None else divergence(predicted, box.get("real", "")),
-            "outcome_agrees": (decision.outcome is Outcome.FAILURE)
-            == bool(box.get("real_is_error"))
-            if decision.kind is not DecisionKind.UNSIMULATED
+            "predicted_outcome": decision.outcome.value if decision is not None else None,
+            "predicted_error": decision.error if decision is not None else missing,
+            "real": self.real,
+            "real_is_error": self.real_is_error,
+            "divergence": None if predicted is None else divergence(predicted, self.real or ""),
+            "outcome_agrees": (decision.outcome is Outcome.FAILURE) == bool(self.real_is_error)
+            if decision is not None and simulated
             else None,
         }
-        if self._log is not None:
-            self._log.write(record)

@@ -11,12 +11,26 @@ Guarantees:
   the call was not retried); the server is then restarted in the background
   and the next call waits for it (up to ``start_timeout_s``).
 * Concurrent calls share one session (MCP multiplexes requests by id).
+* **A failed start is reported at once.** When the server exits or fails to
+  initialise, :meth:`Downstream.started` (and any waiting call) raises one
+  :class:`~aw_lookahead.errors.DownstreamError` naming the command and the
+  last lines of its stderr, instead of waiting out ``start_timeout_s``.
+* **Mirrored.** The server's ``tools.listChanged`` capability is read at
+  each connection; a ``notifications/tools/list_changed`` from it re-lists
+  the tools and calls ``on_tools_changed``. The roots capability is declared
+  and ``roots/list`` is answered by ``roots`` (the proxy's upstream client's
+  roots; no roots -> the "not supported" error a client without roots gives).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, TextIO
 
 import anyio
 
@@ -39,6 +53,42 @@ def _is_protocol_answer(exc: BaseException) -> bool:
     return isinstance(exc, MCPError) and "closed" not in str(exc).lower()
 
 
+class _StderrTail:
+    """The child's stderr: echoed to ours line by line, the last lines kept for errors."""
+
+    def __init__(self, keep: int = 12, echo: TextIO | None = None) -> None:
+        read_fd, write_fd = os.pipe()
+        self.writer: TextIO = os.fdopen(write_fd, "w")
+        self.lines: deque[str] = deque(maxlen=keep)
+        self._echo = echo if echo is not None else sys.stderr
+        self._thread = threading.Thread(target=self._pump, args=(read_fd,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, fd: int) -> None:
+        with os.fdopen(fd, "rb") as pipe:
+            for raw in pipe:
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self.lines.append(line)
+                try:
+                    self._echo.write(line + "\n")
+                    self._echo.flush()
+                except (OSError, ValueError):
+                    pass
+
+    def close_writer(self) -> None:
+        """Drop our copy of the pipe's write end (the child keeps its own)."""
+        if not self.writer.closed:
+            self.writer.close()
+
+    def tail(self, wait_s: float = 0.5) -> str:
+        """The last stderr lines joined on one line ("" when it printed nothing)."""
+        self._thread.join(wait_s)  # the child has exited: let the pump drain what it wrote
+        return " | ".join(line.strip() for line in self.lines if line.strip())
+
+
+RootsProvider = Callable[[], Awaitable[Any]]
+
+
 class Downstream:
     """The real server: a command started over stdio, or a streamable-HTTP URL.
 
@@ -54,6 +104,8 @@ class Downstream:
         cwd: str | None = None,
         call_timeout_s: float = 60.0,
         start_timeout_s: float = 30.0,
+        roots: RootsProvider | None = None,
+        on_tools_changed: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         if (command is None) == (url is None):
             raise ConfigError("give the downstream server either a command (after --) or --url")
@@ -74,7 +126,14 @@ class Downstream:
         self._restart = anyio.Event()
         self._closing = False
         self._last_error = ""
+        self._failed = anyio.Event()
         self._tg: Any = None
+        self._stderr: _StderrTail | None = None
+        self.roots = roots
+        self.on_tools_changed = on_tools_changed
+        self.tools_list_changed = False
+        self.asked_roots = 0
+        self._roots_served = anyio.Event()
 
     @property
     def label(self) -> str:
@@ -95,12 +154,73 @@ class Downstream:
 
     def _target(self) -> Any:
         mcp = require("mcp", "mcp")
+        from mcp.client.stdio import stdio_client
+
         if self.url is not None:
             return self.url
         assert self.command is not None
-        return mcp.StdioServerParameters(
+        params = mcp.StdioServerParameters(
             command=self.command[0], args=self.command[1:], env=self._env, cwd=self._cwd
         )
+        self._stderr = _StderrTail()
+        return stdio_client(params, errlog=self._stderr.writer)
+
+    async def _list_roots(self, context: Any) -> Any:
+        from mcp import types
+
+        self.asked_roots += 1
+        try:
+            roots = await self.roots() if self.roots is not None else None
+        finally:
+            self._roots_served.set()
+        if roots is None:
+            return types.ErrorData(code=types.INVALID_REQUEST, message="List roots not supported")
+        return types.ListRootsResult(roots=list(roots))
+
+    async def _on_message(self, message: Any) -> None:
+        from mcp import types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            self._tg.start_soon(self._relist)
+
+    async def _relist(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        try:
+            self._tools = await self._list_all(client)
+        except Exception as exc:  # the server went away: the supervisor restarts it
+            self._last_error = _describe(exc)
+            return
+        if self.on_tools_changed is not None:
+            await self.on_tools_changed()
+
+    @staticmethod
+    async def _list_all(client: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def roots_changed(self, wait_s: float = 5.0) -> None:
+        """Tell the server the roots changed; wait (bounded) until a roots-aware one re-reads."""
+        from mcp import types
+
+        client = self._client
+        if client is None:
+            return  # the next connection reads the current roots at start
+        self._roots_served = anyio.Event()
+        try:
+            await client.session.send_notification(types.RootsListChangedNotification())
+        except Exception:  # the server is going away; its restart reads the current roots
+            return
+        if self.asked_roots:
+            with anyio.move_on_after(wait_s):
+                await self._roots_served.wait()
 
     async def __aenter__(self) -> Downstream:
         self._tg = anyio.create_task_group()
@@ -119,25 +239,34 @@ class Downstream:
         backoff = 0.1
         while not self._closing:
             self._restart = anyio.Event()
+            connected = False
             try:
-                async with mcp.Client(self._target(), mode="legacy", cache=None) as client:
-                    tools: list[Any] = []
-                    cursor = None
-                    while True:
-                        page = await client.list_tools(cursor=cursor)
-                        tools.extend(page.tools)
-                        cursor = page.next_cursor
-                        if not cursor:
-                            break
+                target = self._target()
+                async with mcp.Client(
+                    target,
+                    mode="legacy",
+                    cache=None,
+                    list_roots_callback=self._list_roots,
+                    message_handler=self._on_message,
+                ) as client:
+                    self._close_stderr_writer()
+                    tools = await self._list_all(client)
+                    caps = client.server_capabilities.tools
+                    self.tools_list_changed = bool(caps is not None and caps.list_changed)
                     self._client, self._tools = client, tools
+                    connected = True
                     self.generation += 1
                     self._last_error = ""
                     backoff = 0.1
                     self._ready.set()
                     await self._restart.wait()
             except Exception as exc:  # a failed start or a crash: record, back off, restart
-                self._last_error = _describe(exc)
+                self._last_error = self._failure_text(exc)
+                if not connected:
+                    failed, self._failed = self._failed, anyio.Event()
+                    failed.set()
             finally:
+                self._close_stderr_writer()
                 if self._client is not None:
                     self._client = None
                     self._ready = anyio.Event()
@@ -146,11 +275,36 @@ class Downstream:
                 await anyio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
 
+    def _close_stderr_writer(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close_writer()
+
+    def _failure_text(self, exc: BaseException) -> str:
+        text = _describe(exc)
+        tail = self._stderr.tail() if self._stderr is not None else ""
+        return f"{text}; its stderr ends with: {tail}" if tail else text
+
     async def _connected(self) -> Any:
+        if self._client is not None:
+            return self._client
+        failed = self._failed
         with anyio.move_on_after(self.start_timeout_s):
-            await self._ready.wait()
+            async with anyio.create_task_group() as tg:
+
+                async def until(event: Any) -> None:
+                    await event.wait()
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(until, self._ready)
+                tg.start_soon(until, failed)
         client = self._client
         if client is None:
+            if failed.is_set():
+                raise DownstreamError(
+                    f"the downstream MCP server ({self.label}) did not start: "
+                    f"{self._last_error}. Check the command and its arguments by running it in "
+                    "a terminal."
+                )
             detail = f" Last error: {self._last_error}." if self._last_error else ""
             raise DownstreamError(
                 f"the downstream MCP server ({self.label}) is not available after "
@@ -158,6 +312,10 @@ class Downstream:
                 "by itself, e.g. run it in a terminal."
             )
         return client
+
+    async def started(self) -> None:
+        """Wait for the first connection; raise :class:`DownstreamError` as soon as it fails."""
+        await self._connected()
 
     def _request_restart(self, generation: int) -> None:
         """Drop connection ``generation`` now, so later calls wait for the new one."""

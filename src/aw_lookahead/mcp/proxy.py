@@ -19,6 +19,10 @@ handles each ``tools/call`` by mode:
   schema-valid ``structured_content`` for tools with an output schema), with
   optional deterministic faults from :class:`Perturbation`.
 * ``shadow`` - forward, and log (predicted, real) pairs with their divergence.
+  Every pair whose real call completed is written, also when the client
+  leaves right after: on shutdown the proxy waits up to ``shadow_flush_s``
+  for pending predictions and writes the rest with ``predicted: null`` and
+  the reason (:meth:`LookaheadProxy.flush_shadow`).
 
 Sessions: each client connection has its own history, never shared. A
 stateless (2026-07-28) HTTP request has no connection, so it gets no
@@ -30,6 +34,13 @@ downstream crash or hang becomes an ``isError`` result for that call only;
 a call lookahead could not check follows ``on_error`` (:mod:`aw_lookahead.lookahead.safety`;
 default ``fail_safe``: blocked when the tool may be destructive, else forwarded with a
 note in the result saying it ran unchecked - ``note_unchecked=False`` drops the note).
+
+Mirroring: ``tools.listChanged`` is the downstream's, and its
+``notifications/tools/list_changed`` reach every connected client; the
+client's roots are the downstream's roots (read when a client first calls,
+re-read on its ``notifications/roots/list_changed``; a client without roots
+leaves the downstream on its own configuration); preview mode adds
+``_aw_confirm`` as an optional property to every input schema.
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ import hashlib
 import json
 import secrets
 import time
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -51,7 +63,9 @@ from aw_lookahead.errors import DownstreamError
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel.base import WorldModel
 
+from ._mirror import mirroring_server_class, with_confirm_arg
 from ._modes import ModeHandlers, result_text
+from ._progress import reporter, with_progress
 from .downstream import Downstream
 from .perturb import Perturbation
 
@@ -78,6 +92,7 @@ class ProxyConfig:
     note_unchecked: bool = True
     perturb: Perturbation | None = None
     shadow_log: Path | None = None
+    shadow_flush_s: float = 10.0
     confirm_ttl_s: float = 600.0
     max_pending_tokens: int = 16
     max_history: int = 50
@@ -125,11 +140,12 @@ class LookaheadProxy:
         name: str = "aw-lookahead-proxy",
     ) -> None:
         require("mcp", "mcp")
-        from mcp.server import Server
-
+        from aw_lookahead import __version__
         from aw_lookahead.lookahead import Lookahead, RuleJudge
 
         self.downstream = downstream
+        downstream.roots = self._roots_for_downstream
+        downstream.on_tools_changed = self._tools_changed
         self.world_model = world_model
         self.config = config or ProxyConfig()
         policy = "always" if self.config.mode is not ProxyMode.GATE else self.config.simulate
@@ -146,38 +162,69 @@ class LookaheadProxy:
         self._modes = ModeHandlers(self)
         self._tg: Any = None
         self.stats: dict[str, int] = {"calls": 0, "vetoed": 0, "forwarded": 0, "simulated": 0}
-        self.server: Any = Server(
-            name,
-            instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
-            f"{downstream.label}",
-            on_list_tools=self._on_list_tools,
-            on_call_tool=self._on_call_tool,
-        )
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._roots_read: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._roots: list[Any] | None = None
+        server_cls = mirroring_server_class()
+        with warnings.catch_warnings():  # roots are deprecated in 2026-07-28, still used by IDEs
+            warnings.simplefilter("ignore")
+            self.server: Any = server_cls(
+                name,
+                version=__version__,
+                instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
+                f"{downstream.label}",
+                on_list_tools=self._on_list_tools,
+                on_call_tool=self._on_call_tool,
+                on_roots_list_changed=self._on_roots_list_changed,
+            )
+        self.server.mirror = downstream
 
     async def __aenter__(self) -> LookaheadProxy:
+        """Start the downstream and wait for it; a failed start raises one DownstreamError."""
         await self.downstream.__aenter__()
+        try:
+            await self.downstream.started()
+        except BaseException:
+            await self.downstream.__aexit__(None, None, None)
+            raise
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self._tg.__aexit__(None, None, None)  # let shadow logs finish
+        with anyio.CancelScope(shield=True):
+            await self.flush_shadow(self.config.shadow_flush_s, "the proxy stopped first")
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
         await self.downstream.__aexit__(*exc)
         self._modes.close()
+
+    async def flush_shadow(self, wait_s: float, why: str) -> None:
+        """Write every completed shadow pair, waiting up to ``wait_s`` for its prediction."""
+        await self._modes.flush_shadow(wait_s, why)
 
     # ------------------------------------------------------------------ MCP handlers
 
     async def _on_list_tools(self, ctx: Any, params: Any) -> Any:
         from mcp.types import ListToolsResult
 
-        return ListToolsResult(tools=await self.downstream.tools())
+        await self._client_seen(ctx)
+        tools = await self.downstream.tools()
+        if self.config.mode is ProxyMode.PREVIEW:
+            tools = [with_confirm_arg(t, CONFIRM_ARG) for t in tools]
+        return ListToolsResult(tools=tools)
 
     async def _on_call_tool(self, ctx: Any, params: Any) -> Any:
         self.stats["calls"] += 1
         arguments = dict(params.arguments or {})
         session = self.session_state(ctx)
         try:
-            return await self._dispatch(ctx, session, params.name, arguments)
+            await self._client_seen(ctx)
+            return await with_progress(
+                reporter(ctx),
+                lambda: self._dispatch(ctx, session, params.name, arguments),
+                what=f"{self.config.mode.value} {params.name}",
+            )
         except DownstreamError as exc:
             return error_result(f"[aw-lookahead proxy] {exc}")
         except anyio.get_cancelled_exc_class():
@@ -203,6 +250,69 @@ class LookaheadProxy:
         if mode is ProxyMode.DRYRUN:
             return await self._modes.dryrun(session, tool, arguments)
         return await self._modes.shadow(session, tool, arguments)
+
+    # ------------------------------------------------------------------ mirroring
+
+    async def _client_seen(self, ctx: Any) -> None:
+        """Remember the client's connection; read its roots once (again after a change)."""
+        conn = getattr(ctx.session, "_connection", None)
+        if conn is None:
+            return
+        try:
+            self._connections.add(conn)
+            if conn in self._roots_read:
+                return
+            self._roots_read.add(conn)
+        except TypeError:
+            return
+        from mcp import types
+        from mcp.shared.message import ServerMessageMetadata
+
+        wants = types.ClientCapabilities(roots=types.RootsCapability())
+        if not ctx.session.check_client_capability(wants):
+            return
+        try:
+            result = await ctx.session.send_request(
+                types.ListRootsRequest(),
+                types.ListRootsResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+        except Exception:  # a client that declares roots but cannot list them: keep as is
+            return
+        await self._set_roots(list(result.roots))
+
+    async def _on_roots_list_changed(self, ctx: Any, params: Any) -> None:
+        conn = getattr(ctx.session, "_connection", None)
+        if conn is None:
+            return
+        self._roots_read.discard(conn)
+        try:  # read them now over the connection's own channel; else at the next request
+            raw = await conn.outbound.send_raw_request("roots/list", None, None)
+            from mcp import types
+
+            roots = types.ListRootsResult.model_validate(raw).roots
+        except Exception:
+            return
+        self._roots_read.add(conn)
+        await self._set_roots(list(roots))
+
+    async def _set_roots(self, roots: list[Any]) -> None:
+        if self._roots is not None and [r.uri for r in roots] == [r.uri for r in self._roots]:
+            return
+        self._roots = roots
+        await self.downstream.roots_changed()
+
+    async def _roots_for_downstream(self) -> list[Any] | None:
+        return self._roots
+
+    async def _tools_changed(self) -> None:
+        for conn in list(self._connections):
+            if str(getattr(conn, "protocol_version", "")) >= "2026-07-28":
+                continue  # stateless clients learn of changes through subscriptions, not here
+            try:
+                await conn.outbound.notify("notifications/tools/list_changed", None)
+            except Exception:  # a closed connection
+                self._connections.discard(conn)
 
     # ------------------------------------------------------------------ helpers for modes
 

@@ -13,6 +13,7 @@ the engine's deadline.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -31,6 +32,7 @@ from ._models import (
     build_trajectory,
     decision_view,
 )
+from ._progress import reporter, with_progress
 
 __all__ = ["MAX_CANDIDATES", "build_server"]
 
@@ -89,12 +91,14 @@ def build_server(
     """
     require("mcp", "mcp")
     from mcp.server import MCPServer
+    from mcp.server.mcpserver import Context
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
+    from aw_lookahead import __version__
     from aw_lookahead.lookahead import Lookahead, RuleJudge
 
-    server = MCPServer(name, instructions=INSTRUCTIONS)
+    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
     engine_kwargs: dict[str, Any] = {"on_error": on_error, "deadline_s": deadline_s}
     simulator = Lookahead(
         world_model,
@@ -106,7 +110,6 @@ def build_server(
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
 
-    @server.tool(name="simulate", description=SIMULATE_DESCRIPTION, annotations=annotations)
     async def simulate(
         action: Annotated[Action, Field(description="The action to preview.")],
         domain: Annotated[
@@ -118,10 +121,15 @@ def build_server(
             Field(description="MCP tool definitions (name, description, inputSchema) for mcp."),
         ] = None,
         task: Annotated[str | None, Field(description="The agent's task, if known.")] = None,
+        ctx: Any = None,
     ) -> SimulateResult:
         try:
             trajectory = build_trajectory(domain, history, task=task, tools=tools)
-            (decision,) = await simulator.gate(trajectory, [action])
+            started = time.perf_counter()
+            (decision,) = await with_progress(
+                reporter(ctx), lambda: simulator.gate(trajectory, [action])
+            )
+            took = time.perf_counter() - started
         except AwLookaheadError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
         if decision.prediction is None:
@@ -134,13 +142,13 @@ def build_server(
             reason=decision.reason,
             signals=[SignalView(**s.model_dump(mode="json")) for s in decision.signals],
             model=pred.model,
-            latency_s=pred.latency_s,
-            tokens=pred.usage.total_tokens,
+            latency_s=round(took, 4),
+            tokens=decision.tokens,
+            cached=decision.cached,
             truncated=pred.truncated,
             trimmed_turns=pred.trimmed_turns,
         )
 
-    @server.tool(name="lookahead", description=LOOKAHEAD_DESCRIPTION, annotations=annotations)
     async def lookahead(
         candidates: Annotated[
             list[Action], Field(min_length=1, description="Candidate next actions to compare.")
@@ -151,6 +159,7 @@ def build_server(
         tools: Annotated[
             list[dict[str, Any]] | None, Field(description="MCP tool definitions for mcp.")
         ] = None,
+        ctx: Any = None,
     ) -> LookaheadResult:
         if len(candidates) > max_candidates:
             raise ToolError(
@@ -160,7 +169,11 @@ def build_server(
             )
         try:
             trajectory = build_trajectory(domain, history, task=task, tools=tools)
-            result = await simulator.select(trajectory, candidates, task=task)
+            result = await with_progress(
+                reporter(ctx),
+                lambda: simulator.select(trajectory, candidates, task=task),
+                what=f"simulating {len(candidates)} candidates",
+            )
         except AwLookaheadError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
         chosen = decision_view(result.chosen) if result.chosen is not None else None
@@ -172,4 +185,10 @@ def build_server(
             reason=result.reason,
         )
 
+    # MCPServer injects the request Context into the parameter annotated with it; the
+    # annotation is set here because mcp is imported lazily (string annotations could
+    # not resolve it). The parameter is left out of the tools' input schemas.
+    for fn, description in ((simulate, SIMULATE_DESCRIPTION), (lookahead, LOOKAHEAD_DESCRIPTION)):
+        fn.__annotations__["ctx"] = Context
+        server.tool(name=fn.__name__, description=description, annotations=annotations)(fn)
     return server

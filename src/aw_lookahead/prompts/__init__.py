@@ -6,6 +6,10 @@
   messages the reference model was trained on; everything before the last
   message is identical for every candidate action of a step, which lets the
   server's prefix cache share it.
+* The MCP tool context is compact by default (one line of tool names in the
+  system prompt, each called tool's definition in the turn that first calls
+  it); ``PromptSet(tool_layout="full")`` keeps every definition in the system
+  prompt.
 * :func:`parse_reply` recovers the predicted observation from a reply.
 """
 
@@ -14,18 +18,24 @@ from __future__ import annotations
 from .parse import ParsedReply, parse_reply
 from .render import (
     PromptSet,
+    ToolLayout,
     default_prompts,
     history_messages,
     render_messages,
+    tool_definition_text,
     tool_definitions_text,
+    tool_names_text,
 )
 
 __all__ = [
     "ParsedReply",
     "PromptSet",
+    "ToolLayout",
     "default_prompts",
     "history_messages",
     "parse_reply",
     "render_messages",
+    "tool_definition_text",
     "tool_definitions_text",
+    "tool_names_text",
 ]

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from aw_lookahead._contract import render_observation, render_user_turn
 from aw_lookahead._jsonl import read_text_file
@@ -16,6 +16,12 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 Message = dict[str, str]
+ToolLayout = Literal["compact", "full"]
+
+_TOOLS_SLOT = "{tool_definitions}"
+_NO_TOOLS = "(no tool definitions were given; infer the tools from the calls)"
+_DEFINITION_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+_BRIEF_CHARS = 100
 
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SLOT_LINE = re.compile(r"^[ \t]*\{([A-Za-z_][A-Za-z0-9_]*)\}[ \t]*\n?", re.MULTILINE)
@@ -32,10 +38,58 @@ def fill_placeholders(text: str, values: dict[str, str]) -> str:
 
 
 def tool_definitions_text(tools: Sequence[dict[str, Any]] | None) -> str:
-    """Tool definitions as the MCP system prompt lists them (one JSON object per tool)."""
+    """Tool definitions as the full layout's system prompt lists them (one JSON object each)."""
     if not tools:
-        return "(no tool definitions were given; infer the tools from the calls)"
+        return _NO_TOOLS
     return "\n".join(json.dumps(t, ensure_ascii=False, sort_keys=True) for t in tools)
+
+
+def tool_names_text(tools: Sequence[dict[str, Any]] | None) -> str:
+    """The compact layout's system-prompt slot: one line of tool names."""
+    if not tools:
+        return _NO_TOOLS
+    names = ", ".join(str(t.get("name", "?")) for t in tools)
+    return (
+        f"Tools on this server: {names}.\n"
+        "A tool's full definition (description, input and output schema, annotations) is "
+        "given under **Tool Definition:** in the first turn that calls it.\n"
+    )
+
+
+def _shorten(text: str) -> str:
+    first = text.strip().split(". ", 1)[0].split("\n", 1)[0]
+    return first if len(first) <= _BRIEF_CHARS else first[: _BRIEF_CHARS - 3].rstrip() + "..."
+
+
+def _brief(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _shorten(v) if k == "description" and isinstance(v, str) else _brief(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_brief(v) for v in value]
+    return value
+
+
+def tool_definition_text(tool: dict[str, Any], *, brief: bool = False) -> str:
+    """One tool's definition as a turn's **Tool Definition:** section carries it.
+
+    Only what predicts the result is kept (name, title, description, schemas,
+    annotations; no ``$schema`` URLs); ``brief`` cuts every description to its
+    first sentence, the trimmer's last resort before refusing a prompt.
+    """
+    out: dict[str, Any] = {}
+    for key in _DEFINITION_KEYS:
+        value = tool.get(key)
+        if value is None:
+            continue
+        if isinstance(value, dict) and "$schema" in value:
+            value = {k: v for k, v in value.items() if k != "$schema"}
+        out[key] = value
+    if brief:
+        out = _brief(out)
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
 
 
 class PromptSet:
@@ -44,11 +98,21 @@ class PromptSet:
     An override folder may hold ``<domain>.md`` / ``<domain>.txt`` files or the
     reference layout ``<domain>/system_prompt.txt``; domains without a file
     keep the packaged prompt. ``{tool_definitions}`` (or ``{tools}``) in a prompt
-    is replaced by the trajectory's tool definitions; any other ``{name}`` slot
-    (e.g. the reference MCP/SWE prompts' ``{demonstrations}``) is removed.
+    is filled by ``tool_layout``: ``"compact"`` (default) puts one line of tool
+    names there and each called tool's full definition into the user turn that
+    first calls it, so a prompt stays small for a 4K-context model while the
+    system prompt stays identical for every candidate of a step; ``"full"``
+    puts every definition there (for long-context models trained on that
+    layout). Any other ``{name}`` slot (e.g. the reference MCP/SWE prompts'
+    ``{demonstrations}``) is removed.
     """
 
-    def __init__(self, overrides: str | Path | None = None) -> None:
+    def __init__(
+        self, overrides: str | Path | None = None, *, tool_layout: ToolLayout = "compact"
+    ) -> None:
+        if tool_layout not in ("compact", "full"):
+            raise ConfigError(f"tool_layout must be 'compact' or 'full', got {tool_layout!r}")
+        self.tool_layout: ToolLayout = tool_layout
         self._texts: dict[Domain, str] = {}
         base = resources.files("aw_lookahead.prompts") / "system"
         common = (base / "_common.md").read_text(encoding="utf-8")
@@ -79,13 +143,29 @@ class PromptSet:
                 "(or <domain>/system_prompt.txt)"
             )
 
-    def system(self, domain: Domain | str, *, tools: Sequence[dict[str, Any]] | None = None) -> str:
-        """The system prompt for ``domain`` with tool definitions filled in."""
+    def system(
+        self,
+        domain: Domain | str,
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        layout: ToolLayout | None = None,
+    ) -> str:
+        """The system prompt for ``domain`` with the tool slot filled (``layout`` overrides)."""
         text = self._texts[Domain.parse(domain)]
         if not _SLOT.search(text):
             return text
-        definitions = tool_definitions_text(tools)
-        return fill_placeholders(text, {"tool_definitions": definitions, "tools": definitions})
+        full = (layout or self.tool_layout) == "full"
+        fill = tool_definitions_text(tools) if full else tool_names_text(tools)
+        return fill_placeholders(text, {"tool_definitions": fill, "tools": fill})
+
+    def defines_tools_in_turns(self, trajectory: Trajectory) -> bool:
+        """True when turns carry tool definitions (compact layout, our prompt, tools given)."""
+        return (
+            self.tool_layout == "compact"
+            and bool(trajectory.tools)
+            and trajectory.system_prompt is None
+            and _TOOLS_SLOT in self._texts[trajectory.domain]
+        )
 
 
 @functools.cache
@@ -100,14 +180,44 @@ def _system_text(trajectory: Trajectory, prompts: PromptSet | None) -> str:
     return (prompts or default_prompts()).system(trajectory.domain, tools=trajectory.tools)
 
 
+class _ToolDefiner:
+    """Hands out each called tool's definition once: for the first rendered turn calling it."""
+
+    def __init__(self, trajectory: Trajectory, prompts: PromptSet | None, brief: bool) -> None:
+        ps = prompts or default_prompts()
+        self._tools: dict[str, dict[str, Any]] = {}
+        if ps.defines_tools_in_turns(trajectory):
+            for tool in trajectory.tools or []:
+                self._tools.setdefault(str(tool.get("name")), tool)
+        self._brief = brief
+
+    def take(self, action: Action) -> str | None:
+        name = action.get("name") if isinstance(action, dict) else None
+        tool = self._tools.pop(name, None) if isinstance(name, str) else None
+        return tool_definition_text(tool, brief=self._brief) if tool is not None else None
+
+
 def history_messages(
-    trajectory: Trajectory, *, prompts: PromptSet | None = None, skip_turns: int = 0
+    trajectory: Trajectory,
+    *,
+    prompts: PromptSet | None = None,
+    skip_turns: int = 0,
+    brief_tools: bool = False,
 ) -> list[Message]:
     """System message plus one user/assistant pair per turn.
 
     ``skip_turns`` drops that many turns after the first (oldest first), to fit
     a context window; turn numbers keep their original values so the gap shows.
+    In the compact tool layout a tool's definition rides with the first
+    rendered turn that calls it, so dropping turns never drops a definition.
+    ``brief_tools`` shortens the definitions' descriptions (last resort to fit).
     """
+    return _history(trajectory, prompts, skip_turns, _ToolDefiner(trajectory, prompts, brief_tools))
+
+
+def _history(
+    trajectory: Trajectory, prompts: PromptSet | None, skip_turns: int, definer: _ToolDefiner
+) -> list[Message]:
     messages: list[Message] = []
     system = _system_text(trajectory, prompts)
     if system:
@@ -123,6 +233,7 @@ def history_messages(
                 turn.action,
                 task=trajectory.task if first else None,
                 state=trajectory.initial_state if first else None,
+                tool=definer.take(turn.action),
             )
         assistant = (
             turn.response if turn.response is not None else render_observation(turn.observation)
@@ -138,13 +249,16 @@ def render_messages(
     *,
     prompts: PromptSet | None = None,
     skip_turns: int = 0,
+    brief_tools: bool = False,
 ) -> list[Message]:
     """Chat messages asking the world model for the observation that follows ``action``.
 
-    The action goes only into the last message, so all candidates of one step
-    share every earlier message byte for byte.
+    The action (and, in the compact tool layout, the called tool's definition
+    when no earlier rendered turn carries it) goes only into the last message,
+    so all candidates of one step share every earlier message byte for byte.
     """
-    messages = history_messages(trajectory, prompts=prompts, skip_turns=skip_turns)
+    definer = _ToolDefiner(trajectory, prompts, brief_tools)
+    messages = _history(trajectory, prompts, skip_turns, definer)
     first = not trajectory.turns
     messages.append(
         {
@@ -154,6 +268,7 @@ def render_messages(
                 action,
                 task=trajectory.task if first else None,
                 state=trajectory.initial_state if first else None,
+                tool=definer.take(action),
             ),
         }
     )

@@ -80,25 +80,35 @@ async def plan_skip(
     max_tokens: int,
     prompts: PromptSet | None,
     request_timeout: float,
-) -> int:
-    """How many old turns to drop so the prompt plus ``max_tokens`` fits the context."""
-    if max_model_len is None or len(trajectory.turns) <= 1:
-        return 0
+) -> tuple[int, bool]:
+    """How many old turns to drop, and whether to shorten tool descriptions, to fit the context.
+
+    History goes first (oldest turns after the first); tool definitions are
+    kept, since they ride with the turns that use them, and only when no
+    droppable turn is left are their descriptions shortened (``brief``).
+    """
+    if max_model_len is None:
+        return 0, False
     budget = max_model_len - max_tokens
-    skip = 0
-    for _ in range(8):
-        messages = render_messages(trajectory, longest, prompts=prompts, skip_turns=skip)
+    skip, brief = 0, False
+    for _ in range(10):
+        messages = render_messages(
+            trajectory, longest, prompts=prompts, skip_turns=skip, brief_tools=brief
+        )
         size = sum(len(m["content"].encode("utf-8")) + 8 for m in messages)
         if size < budget:
-            return skip
+            return skip, brief
         tokens = await count_tokens(
             client, base_url, model, messages, request_timeout=request_timeout
         )
         if tokens is None or tokens <= budget:
-            return skip
+            return skip, brief
         remaining = len(trajectory.turns) - 1 - skip
         if remaining <= 0:
-            raise ContextTooLongError(tokens, budget)
+            if brief:
+                raise ContextTooLongError(tokens, budget)
+            brief = True
+            continue
         excess_bytes = (tokens - budget) * size / tokens * 1.1
         dropped = 0
         while skip < len(trajectory.turns) - 1 and dropped < excess_bytes:
@@ -106,4 +116,4 @@ async def plan_skip(
             dropped += len(action_text(turn.action).encode()) + len(turn.observation.encode())
             dropped += len((turn.prompt or "").encode()) + len((turn.response or "").encode())
             skip += 1
-    return skip
+    return skip, brief

@@ -290,18 +290,25 @@ class OpenAIWorldModel(BaseWorldModel):
             return ServerError(self.base_url, exc.status_code, exc.message)
         return ServerError(self.base_url, None, str(exc))
 
-    async def _predict_one(self, trajectory: Trajectory, action: Action, skip: int) -> Prediction:
-        for _ in range(len(trajectory.turns) + 1):
-            messages = render_messages(trajectory, action, prompts=self.prompts, skip_turns=skip)
+    async def _predict_one(
+        self, trajectory: Trajectory, action: Action, skip: int, brief: bool = False
+    ) -> Prediction:
+        for _ in range(len(trajectory.turns) + 2):
+            messages = render_messages(
+                trajectory, action, prompts=self.prompts, skip_turns=skip, brief_tools=brief
+            )
             started = time.perf_counter()
             try:
                 completion = await self._create(messages)
             except openai.BadRequestError as exc:
                 if not is_context_error(exc):
                     raise await self._map_error(exc) from exc
-                if skip >= len(trajectory.turns) - 1:
+                if skip < len(trajectory.turns) - 1:
+                    skip += 1
+                elif not brief and trajectory.tools:
+                    brief = True
+                else:
                     raise context_too_long(exc) from exc
-                skip += 1
                 continue
             except openai.OpenAIError as exc:
                 raise await self._map_error(exc) from exc
@@ -363,7 +370,7 @@ class OpenAIWorldModel(BaseWorldModel):
         try:
             await self.resolve_model()
             longest = max(actions, key=lambda a: len(action_text(a)))
-            skip = await plan_skip(
+            skip, brief = await plan_skip(
                 trajectory,
                 longest,
                 client=self._client,
@@ -377,7 +384,8 @@ class OpenAIWorldModel(BaseWorldModel):
         except WorldModelError as exc:
             return [exc for _ in actions]
         results = await asyncio.gather(
-            *(self._predict_one(trajectory, a, skip) for a in actions), return_exceptions=True
+            *(self._predict_one(trajectory, a, skip, brief) for a in actions),
+            return_exceptions=True,
         )
         settled: list[Prediction | WorldModelError] = []
         for r in results:
