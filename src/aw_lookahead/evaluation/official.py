@@ -45,6 +45,7 @@ from aw_lookahead.errors import (
     WorldModelTimeoutError,
 )
 from aw_lookahead.prompts import PromptSet
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
 
@@ -319,7 +320,7 @@ class OfficialModel:
         try:
             completion = await self._client.chat.completions.create(
                 model=self.model,
-                messages=messages,  # type: ignore[arg-type]
+                messages=redact_messages(messages),  # type: ignore[arg-type]
                 max_tokens=self.max_tokens,
                 temperature=self.temperature,
                 **request_timeout(self.timeout),

@@ -38,6 +38,7 @@ import openai
 from openai import AsyncOpenAI
 
 from aw_lookahead.errors import UsageError
+from aw_lookahead.redact import redact_messages
 from aw_lookahead.worldmodel.provider import OpenAIProvider
 
 from ._verdict import parse_verdict
@@ -245,7 +246,7 @@ class ReferenceJudge:
             try:
                 completion = await self.provider.client.chat.completions.create(
                     model=self.model,
-                    messages=messages,  # type: ignore[arg-type]
+                    messages=redact_messages(messages),  # type: ignore[arg-type]
                     max_tokens=self.max_tokens,
                     temperature=self.temperature,
                     **request_timeout(self.timeout),
