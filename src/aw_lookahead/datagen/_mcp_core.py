@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import anyio
+
 from aw_lookahead._extras import require
+from aw_lookahead.errors import DownstreamError
 from aw_lookahead.mcp._modes import result_text
 
 __all__ = ["Call", "Family", "Plan", "ServerSession", "open_session", "pick", "typo"]
+
+CALL_TIMEOUT_S = 120.0  # a hung server fails its trajectory instead of the whole run
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,10 @@ class ServerSession:
         from mcp.shared.exceptions import MCPError
 
         try:
-            result = await self._client.call_tool(name, arguments)
+            with anyio.fail_after(CALL_TIMEOUT_S):
+                result = await self._client.call_tool(name, arguments)
+        except TimeoutError as exc:
+            raise DownstreamError(f"{name} did not answer within {CALL_TIMEOUT_S:g} s") from exc
         except MCPError as exc:
             text = f"MCP error {exc.error.code}: {exc.error.message}"
             result = mcp.types.CallToolResult(

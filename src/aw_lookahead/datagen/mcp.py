@@ -71,20 +71,21 @@ def _default_workdir() -> Path:
 
 
 class _Worker:
-    """One worker's reusable resources: the memory server session and its graph file."""
+    """One worker: records trajectories one at a time, reusing its memory server."""
 
     def __init__(
         self, slot: int, workdir: Path, commands: dict[str, list[str]], errlog: TextIO
     ) -> None:
+        self.workdir = workdir
         self.graph_file = workdir / f".memory-{slot}.jsonl"
         self._commands = commands
         self._errlog = errlog
         self._stack = AsyncExitStack()
         self._memory: ServerSession | None = None
 
-    async def memory(self) -> ServerSession:
+    async def _memory_session(self) -> ServerSession:
         if self._memory is None:
-            env = {"MEMORY_FILE_PATH": str(self.graph_file), "PATH": _path_env()}
+            env = {"MEMORY_FILE_PATH": str(self.graph_file), "PATH": os.environ.get("PATH", "")}
             cm = open_session(self._commands["memory"], env=env, errlog=self._errlog)
             self._memory = await self._stack.enter_async_context(cm)
         return self._memory
@@ -92,64 +93,55 @@ class _Worker:
     async def aclose(self) -> None:
         await self._stack.aclose()
 
-
-def _path_env() -> str:
-    return os.environ.get("PATH", "/usr/bin:/bin")
-
-
-async def _record_one(
-    index: int,
-    family: Family,
-    seed: int,
-    workdir: Path,
-    worker: _Worker,
-    commands: dict[str, list[str]],
-    errlog: TextIO,
-) -> Trajectory:
-    rng = random.Random(f"aw-mcp:{seed}:{index}")
-    root = workdir / f"{pick(rng, WORKSPACES)}-{index}"
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    try:
-        async with AsyncExitStack() as stack:
-            ws: Any
-            if family.server == "filesystem":
-                ws = make_fs_workspace(root, rng)
-                cm = open_session([*commands["filesystem"], str(root)], errlog=errlog)
-                session = await stack.enter_async_context(cm)
-            elif family.server == "git":
-                ws = make_git_workspace(root, rng)
-                command = [*commands["git"], "--repository", str(root)]
-                cm = open_session(command, env=git_env(ws.author, ws.next_date), errlog=errlog)
-                session = await stack.enter_async_context(cm)
-            else:
-                ws = MemoryWorkspace(worker.graph_file)
-                worker.graph_file.unlink(missing_ok=True)
-                session = await worker.memory()
-            plan = family.build(rng, ws)
-            turns: list[Turn] = []
-            for call in plan.calls[:MAX_CALLS]:
-                text, is_error = await session.call(call.name, call.arguments)
-                action = {"name": call.name, "arguments": call.arguments}
-                meta = {"is_error": is_error, "planned_error": call.expect_error}
-                turns.append(Turn(action=action, observation=text, metadata=meta))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    return Trajectory(
-        domain="mcp",
-        tools=session.tools,
-        turns=turns,
-        id=f"mcp-s{seed}-{index:05d}",
-        metadata={
-            "family": family.name,
-            "server": family.server,
-            "task": plan.task,
-            "seed": seed,
-            "index": index,
-            "deterministic": family.deterministic,
-        },
-    )
+    async def record(self, index: int, family: Family, seed: int) -> Trajectory:
+        """Trajectory ``index``: a fresh directory, the family's plan, the real results."""
+        rng = random.Random(f"aw-mcp:{seed}:{index}")
+        root = self.workdir / f"{pick(rng, WORKSPACES)}-{index}"
+        if root.exists():
+            shutil.rmtree(root)
+        root.mkdir(parents=True)
+        try:
+            async with AsyncExitStack() as stack:
+                ws: Any
+                if family.server == "filesystem":
+                    ws = make_fs_workspace(root, rng)
+                    command = [*self._commands["filesystem"], str(root)]
+                    cm = open_session(command, errlog=self._errlog)
+                    session = await stack.enter_async_context(cm)
+                elif family.server == "git":
+                    ws = make_git_workspace(root, rng)
+                    command = [*self._commands["git"], "--repository", str(root)]
+                    env = git_env(ws.author, ws.next_date)
+                    session = await stack.enter_async_context(
+                        open_session(command, env=env, errlog=self._errlog)
+                    )
+                else:
+                    ws = MemoryWorkspace(self.graph_file)
+                    self.graph_file.unlink(missing_ok=True)
+                    session = await self._memory_session()
+                plan = family.build(rng, ws)
+                turns: list[Turn] = []
+                for call in plan.calls[:MAX_CALLS]:
+                    text, is_error = await session.call(call.name, call.arguments)
+                    action = {"name": call.name, "arguments": call.arguments}
+                    meta = {"is_error": is_error, "planned_error": call.expect_error}
+                    turns.append(Turn(action=action, observation=text, metadata=meta))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return Trajectory(
+            domain="mcp",
+            tools=session.tools,
+            turns=turns,
+            id=f"mcp-s{seed}-{index:05d}",
+            metadata={
+                "family": family.name,
+                "server": family.server,
+                "task": plan.task,
+                "seed": seed,
+                "index": index,
+                "deterministic": family.deterministic,
+            },
+        )
 
 
 def _server_commands(
@@ -208,10 +200,8 @@ async def record_mcp(
             for index in next_index:
                 family = order[index % len(order)]
                 try:
-                    done[index] = await _record_one(
-                        index, family, seed, base, worker, commands, errlog
-                    )
-                except Exception as exc:  # a server crash: keep the error, go on
+                    done[index] = await worker.record(index, family, seed)
+                except Exception as exc:  # a crashed or hung server: keep the error, go on
                     failed[index] = (
                         f"trajectory {index} ({family.name}): {type(exc).__name__}: {exc}"
                     )
