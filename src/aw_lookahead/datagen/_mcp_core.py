@@ -60,11 +60,17 @@ def pick(rng: random.Random, items: Sequence[Any]) -> Any:
 
 
 def typo(rng: random.Random, name: str) -> str:
-    """A near-miss of ``name`` (a letter dropped, doubled or swapped) that differs from it."""
-    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
-    if len(stem) < 3:
-        return f"{stem}s{dot}{ext}"
-    i = rng.randrange(1, len(stem) - 1)
+    """A near-miss of ``name``: one letter of its last path part dropped, doubled or swapped.
+
+    Only letters and digits are touched (a doubled ``/`` or ``.`` would name
+    the same file), so the result always differs from ``name``.
+    """
+    head, slash, base = name.rpartition("/")
+    stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
+    spots = [i for i in range(1, len(stem)) if stem[i].isalnum() and stem[i - 1].isalnum()]
+    if not spots:
+        return f"{head}{slash}{stem}s{dot}{ext}"
+    i = pick(rng, spots)
     kind = rng.randrange(3)
     if kind == 0:
         new = stem[:i] + stem[i + 1 :]
@@ -74,7 +80,7 @@ def typo(rng: random.Random, name: str) -> str:
         new = stem[: i - 1] + stem[i] + stem[i - 1] + stem[i + 1 :]
     if new == stem:
         new = stem + "_old"
-    return f"{new}{dot}{ext}"
+    return f"{head}{slash}{new}{dot}{ext}"
 
 
 class ServerSession:

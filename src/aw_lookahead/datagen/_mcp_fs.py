@@ -44,9 +44,13 @@ def make_fs_workspace(root: Path, rng: random.Random) -> FsWorkspace:
 
 
 def _missing(rng: random.Random, ws: FsWorkspace) -> str:
-    if rng.random() < 0.6:
-        return ws.path(typo(rng, ws.any_file(rng)))
-    return ws.path(f"{pick(rng, WORDS)}.txt")
+    """A path inside the root that names nothing: a misspelt file or a made-up name."""
+    taken = {*ws.files, *ws.dirs()}
+    for _ in range(10):
+        rel = typo(rng, ws.any_file(rng)) if rng.random() < 0.6 else f"{pick(rng, WORDS)}.txt"
+        if rel not in taken:
+            return ws.path(rel)
+    return ws.path("no-such-file.txt")
 
 
 def _outside(rng: random.Random, ws: FsWorkspace) -> str:
@@ -82,7 +86,7 @@ def write_then_read(rng: random.Random, ws: FsWorkspace) -> Plan:
     plan = Plan("Write a new note and check it landed")
     name = f"{pick(rng, WORDS)}-{rng.randrange(1, 99)}.md"
     folder = pick(rng, [*ws.dirs(), "."])
-    if rng.random() < 0.47:
+    if rng.random() < 0.7:
         plan.add("write_file", True, path=ws.path(f"drafts/{name}"), content="draft\n")
     target = ws.path(f"{folder}/{name}" if folder != "." else name)
     plan.add("write_file", path=target, content=f"# {name}\nowner: {pick(rng, WORDS)}\n")
@@ -98,7 +102,11 @@ def edit_file(rng: random.Random, ws: FsWorkspace) -> Plan:
     old = pick(rng, lines)
     new = old.replace(old.split()[-1], pick(rng, WORDS)) if old.split() else "x"
     plan.add("read_text_file", path=ws.path(rel))
-    if rng.random() < 0.52:
+    if rng.random() < 0.3:
+        plan.add(
+            "edit_file", True, path=_missing(rng, ws), edits=[{"oldText": old, "newText": new}]
+        )
+    if rng.random() < 0.7:
         wrong = old.upper() if old.upper() != old else old + " (old)"
         plan.add("edit_file", True, path=ws.path(rel), edits=[{"oldText": wrong, "newText": new}])
     dry = rng.random() < 0.5
@@ -113,11 +121,11 @@ def mkdir_move(rng: random.Random, ws: FsWorkspace) -> Plan:
     rel = ws.any_file(rng)
     folder = ws.path(f"archive-{pick(rng, WORDS)}")
     dest = f"{folder}/{Path(rel).name}"
-    if rng.random() < 0.47:
+    if rng.random() < 0.55:
         plan.add("move_file", True, source=ws.path(rel), destination=dest)
     plan.add("create_directory", path=folder)
     plan.add("move_file", source=ws.path(rel), destination=dest)
-    if rng.random() < 0.52:
+    if rng.random() < 0.55:
         plan.add("move_file", True, source=ws.path(rel), destination=dest)
     plan.add("list_directory", path=folder)
     return plan
@@ -128,12 +136,15 @@ def search_and_read(rng: random.Random, ws: FsWorkspace) -> Plan:
     rel = ws.any_file(rng)
     ext = Path(rel).suffix or ".txt"
     pattern = pick(rng, [f"*{ext}", f"**/*{ext}", Path(rel).name])
+    if rng.random() < 0.4:
+        outside = pick(rng, [str(ws.root.parent), "/etc", "/var/log"])
+        plan.add("search_files", True, path=outside, pattern=pattern)
     plan.add("search_files", path=str(ws.root), pattern=pattern)
     paths = [ws.path(f) for f in sorted(ws.files) if f.endswith(ext)][:3]
     if rng.random() < 0.52:
         paths.append(_missing(rng, ws))
     plan.add("read_multiple_files", paths=paths)
-    if rng.random() < 0.42:
+    if rng.random() < 0.6:
         plan.add("read_multiple_files", True, paths=[])
     return plan
 
@@ -144,7 +155,7 @@ def tree_and_sizes(rng: random.Random, ws: FsWorkspace) -> Plan:
         absent = [d for d in ("src", "lib", "app", "notes", "build") if d not in ws.dirs()]
         plan.add("directory_tree", True, path=ws.path(pick(rng, absent)))
     plan.add("directory_tree", path=str(ws.root))
-    if rng.random() < 0.47:
+    if rng.random() < 0.6:
         plan.add("list_directory_with_sizes", True, path=str(ws.root), sortBy="date")
     plan.add("list_directory_with_sizes", path=str(ws.root), sortBy=pick(rng, ["name", "size"]))
     if ws.dirs():
@@ -189,7 +200,7 @@ def bad_calls(rng: random.Random, ws: FsWorkspace) -> Plan:
 def file_info(rng: random.Random, ws: FsWorkspace) -> Plan:
     plan = Plan("Look up file metadata")
     plan.add("get_file_info", path=ws.path(ws.any_file(rng)))
-    if rng.random() < 0.5:
+    if rng.random() < 0.75:
         plan.add("get_file_info", True, path=_missing(rng, ws))
     plan.add("get_file_info", path=str(ws.root))
     return plan

@@ -114,7 +114,7 @@ def inspect(rng: random.Random, ws: GitWorkspace) -> Plan:
     plan = Plan("Find out what state the repository is in")
     plan.add("git_status", repo_path=ws.repo)
     plan.add("git_log", repo_path=ws.repo, max_count=rng.randrange(1, 4))
-    if rng.random() < 0.52:
+    if rng.random() < 0.7:
         plan.add("git_show", True, repo_path=ws.repo, revision=pick(rng, ["HEAD~9", "v1.0", "dev"]))
     else:
         plan.add("git_show", repo_path=ws.repo, revision="HEAD")
@@ -125,8 +125,10 @@ def stage_commit(rng: random.Random, ws: GitWorkspace) -> Plan:
     plan = Plan("Commit the pending changes")
     plan.add("git_status", repo_path=ws.repo)
     changed = _changed(ws) or [pick(rng, sorted(ws.files))]
-    if rng.random() < 0.47:
-        plan.add("git_add", True, repo_path=ws.repo, files=[typo(rng, changed[0])])
+    if rng.random() < 0.7:
+        misspelt = typo(rng, changed[0])
+        if misspelt not in ws.files:
+            plan.add("git_add", True, repo_path=ws.repo, files=[misspelt])
     plan.add("git_add", repo_path=ws.repo, files=changed)
     plan.add("git_diff_staged", repo_path=ws.repo, context_lines=rng.randrange(0, 3))
     if _changed(ws):
@@ -139,10 +141,10 @@ def branching(rng: random.Random, ws: GitWorkspace) -> Plan:
     plan = Plan("Start a new branch for the work")
     plan.add("git_branch", repo_path=ws.repo, branch_type="local")
     name = f"fix/{pick(rng, WORDS)}"
-    if rng.random() < 0.42:
+    if rng.random() < 0.5:
         plan.add("git_create_branch", True, repo_path=ws.repo, branch_name="main")
     plan.add("git_create_branch", repo_path=ws.repo, branch_name=name)
-    if rng.random() < 0.52:
+    if rng.random() < 0.6:
         plan.add("git_checkout", True, repo_path=ws.repo, branch_name=typo(rng, name))
     plan.add("git_checkout", repo_path=ws.repo, branch_name=name)
     plan.add("git_status", repo_path=ws.repo)
@@ -153,7 +155,7 @@ def diff_refs(rng: random.Random, ws: GitWorkspace) -> Plan:
     plan = Plan("Compare the working tree with earlier versions")
     plan.add("git_diff_unstaged", repo_path=ws.repo)
     target = pick(rng, ws.branches[1:]) if len(ws.branches) > 1 and rng.random() < 0.5 else "HEAD~1"
-    if rng.random() < 0.47:
+    if rng.random() < 0.7:
         plan.add(
             "git_diff", True, repo_path=ws.repo, target=pick(rng, ["origin/main", "HEAD~7", "v2"])
         )
@@ -164,7 +166,7 @@ def diff_refs(rng: random.Random, ws: GitWorkspace) -> Plan:
 def reset(rng: random.Random, ws: GitWorkspace) -> Plan:
     plan = Plan("Stage, review, then unstage everything")
     changed = _changed(ws) or [pick(rng, sorted(ws.files))]
-    if rng.random() < 0.45:
+    if rng.random() < 0.7:
         plan.add("git_add", True, repo_path=ws.repo, files=[f"{pick(rng, WORDS)}/{changed[0]}"])
     plan.add("git_add", repo_path=ws.repo, files=changed)
     plan.add("git_diff_staged", repo_path=ws.repo)
@@ -211,7 +213,7 @@ def log_filters(rng: random.Random, ws: GitWorkspace) -> Plan:
     iso = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(last))
     plan.add("git_log", repo_path=ws.repo, start_timestamp=iso)
     plan.add("git_log", repo_path=ws.repo, end_timestamp="2020-01-01T00:00:00")
-    if rng.random() < 0.47:
+    if rng.random() < 0.7:
         plan.add("git_log", True, repo_path=ws.repo, max_count=None)
     plan.add("git_log", repo_path=ws.repo, max_count=1, start_timestamp=iso)
     return plan
@@ -222,7 +224,7 @@ def show_history(rng: random.Random, ws: GitWorkspace) -> Plan:
     plan.add("git_log", repo_path=ws.repo, max_count=len(ws.subjects))
     back = rng.randrange(1, len(ws.subjects)) if len(ws.subjects) > 1 else 0
     plan.add("git_show", repo_path=ws.repo, revision=f"HEAD~{back}")
-    if rng.random() < 0.52:
+    if rng.random() < 0.7:
         plan.add("git_show", True, repo_path=ws.repo, revision=f"HEAD~{len(ws.subjects) + 2}")
     if len(ws.branches) > 1:
         plan.add("git_branch", repo_path=ws.repo, branch_type="all")

@@ -44,7 +44,7 @@ def build_graph(rng: random.Random, ws: MemoryWorkspace) -> Plan:
     plan.add("create_entities", entities=[_entity(rng, n) for n in names])
     rel = {"from": names[0], "to": names[1], "relationType": pick(rng, RELATIONS[:3])}
     plan.add("create_relations", relations=[rel])
-    if rng.random() < 0.42:
+    if rng.random() < 0.7:
         plan.add("create_relations", True, relations=[{"from": names[0], "to": names[1]}])
     plan.add("read_graph")
     return plan
@@ -55,7 +55,7 @@ def observations(rng: random.Random, ws: MemoryWorkspace) -> Plan:
     names = _people(rng, 2)
     plan.add("create_entities", entities=[_entity(rng, n) for n in names])
     fact = f"prefers {pick(rng, TOPICS)}"
-    if rng.random() < 0.55:
+    if rng.random() < 0.7:
         plan.add(
             "add_observations",
             True,
@@ -73,7 +73,7 @@ def search(rng: random.Random, ws: MemoryWorkspace) -> Plan:
     plan.add("create_entities", entities=entities)
     hit = entities[rng.randrange(3)]["observations"][0].split()[-1]
     plan.add("search_nodes", query=pick(rng, [hit, pick(rng, TOPICS), pick(rng, CITIES)]))
-    if rng.random() < 0.42:
+    if rng.random() < 0.7:
         plan.add("search_nodes", True)
     plan.add("open_nodes", names=[names[0], pick(rng, PEOPLE)])
     return plan
@@ -92,7 +92,7 @@ def delete(rng: random.Random, ws: MemoryWorkspace) -> Plan:
             "delete_relations",
             relations=[{"from": names[0], "to": names[1], "relationType": "works_with"}],
         )
-    if rng.random() < 0.42:
+    if rng.random() < 0.7:
         plan.add("delete_entities", True, entityNames=names[0])
     plan.add("delete_entities", entityNames=[names[1]])
     plan.add("read_graph")
@@ -104,7 +104,7 @@ def forget(rng: random.Random, ws: MemoryWorkspace) -> Plan:
     name = _people(rng, 1)[0]
     entity = _entity(rng, name)
     plan.add("create_entities", entities=[entity])
-    if rng.random() < 0.52:
+    if rng.random() < 0.7:
         plan.add("delete_observations", True, deletions=[{"entityName": name, "contents": ["old"]}])
     plan.add(
         "delete_observations",
