@@ -108,11 +108,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # ---------------------------------------------------------------------------
 # BEGIN mcp: real third-party MCP servers for the proxy tests (tests/test_mcp_*.py)
 #
-# `mcp_fs_server` installs @modelcontextprotocol/server-filesystem once into the
-# git-ignored .cache/node (npm; skipped when npm is missing) and yields the path
-# of its executable; `mcp_ts_sdk` installs @modelcontextprotocol/sdk there (the
-# TypeScript client of tests/node/mcp_ts_client.cjs) and yields the NODE_PATH.
-# `mcp_git_server` is the mcp-server-git console script (PyPI, in the test environment).
+# `mcp_fs_server` / `mcp_memory_server` install @modelcontextprotocol/server-filesystem
+# / server-memory once into the git-ignored .cache/node (npm; skipped when npm is
+# missing) and yield the path of the executable; `mcp_ts_sdk` installs
+# @modelcontextprotocol/sdk there (the TypeScript client of tests/node/mcp_ts_client.cjs)
+# and yields the NODE_PATH. `mcp_git_server` is the mcp-server-git console script
+# (PyPI, in the test environment).
 # ---------------------------------------------------------------------------
 MCP_NODE_PREFIX = Path(__file__).resolve().parent.parent / ".cache" / "node"
 
@@ -133,11 +134,33 @@ def _npm_install(package: str, installed: Path) -> None:
         pytest.fail(f"npm install of {package} failed:\n{done.stderr[-3000:]}")
 
 
+def _npm_server(package: str) -> Path:
+    """Install ``package`` into MCP_NODE_PREFIX once (aw_lookahead.datagen owns how)."""
+    import shutil
+
+    from aw_lookahead.datagen._servers import npm_mcp_server
+    from aw_lookahead.errors import AwLookaheadError
+
+    if shutil.which("npm") is None:
+        skip_or_fail_in_ci(f"npm is not installed; {package} needs Node 18+")
+    try:
+        return npm_mcp_server(package, MCP_NODE_PREFIX)
+    except AwLookaheadError as exc:
+        pytest.fail(f"installing {package} failed: {exc}")
+
+
 @pytest.fixture(scope="session")
 def mcp_fs_server() -> Path:
-    exe = MCP_NODE_PREFIX / "node_modules" / ".bin" / "mcp-server-filesystem"
-    _npm_install("@modelcontextprotocol/server-filesystem", exe)
-    return exe
+    from aw_lookahead.datagen._servers import FILESYSTEM_PACKAGE
+
+    return _npm_server(FILESYSTEM_PACKAGE)
+
+
+@pytest.fixture(scope="session")
+def mcp_memory_server() -> Path:
+    from aw_lookahead.datagen._servers import MEMORY_PACKAGE
+
+    return _npm_server(MEMORY_PACKAGE)
 
 
 @pytest.fixture(scope="session")
@@ -151,10 +174,13 @@ def mcp_ts_sdk(mcp_fs_server: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def mcp_git_server() -> Path:
-    exe = Path(sys.executable).with_name("mcp-server-git")
-    if not exe.exists():
-        skip_or_fail_in_ci("mcp-server-git is not installed: pip install mcp-server-git")
-    return exe
+    from aw_lookahead.datagen._servers import git_mcp_server
+    from aw_lookahead.errors import ConfigError
+
+    try:
+        return git_mcp_server()
+    except ConfigError as exc:
+        skip_or_fail_in_ci(str(exc))
 
 
 # END mcp
