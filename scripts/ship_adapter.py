@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         staging.unlink()
         print(f"ship_adapter: the adapter is {size / 2**20:.1f} MB (> 25 MB); lower --lora-r")
         return 2
+    staging.chmod(0o644)
     staging.replace(args.out / "adapter_model.safetensors")
     (args.out / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
     provenance = {

@@ -149,6 +149,26 @@ def test_base_only_and_an_adapter_together_is_a_usage_error(tmp_path: Path) -> N
         prepare_embedded_model(tmp_path, base_only=True, adapter=PACKAGED_ADAPTER_DIR)
 
 
+def test_serve_local_plans_the_merged_model_and_base_only_the_raw_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aw_lookahead.cli import main
+    from aw_lookahead.serving.presets import plan_serve
+
+    monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path))
+    assert plan_serve("local").model == str(embedded_model_dir(tmp_path))
+    assert plan_serve("local", base_only=True).model == str(
+        embedded_model_dir(tmp_path, base_only=True)
+    )
+    assert embedded_model_dir(tmp_path) != embedded_model_dir(tmp_path, base_only=True)
+    with pytest.raises(ConfigError, match="--base-only applies to the embedded model"):
+        plan_serve("default", model="org/model", base_only=True)
+    assert main(["serve", "--local", "--base-only", "--dry-run", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["model"] == str(embedded_model_dir(tmp_path, base_only=True))
+    assert plan["served_model_name"] == EMBEDDED_MODEL_NAME
+
+
 # ----------------------------------------------------------------------------- the merge
 
 
