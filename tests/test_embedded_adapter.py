@@ -244,7 +244,16 @@ def test_a_changed_adapter_is_merged_again(merge_cache: Path, tmp_path: Path) ->
 
 @pytest.fixture(scope="module")
 def merged_server() -> Iterator[Any]:
-    """One CPU vLLM server for the merged default model, stopped after the module."""
+    """One CPU vLLM server for the merged default model, stopped after the module.
+
+    ``AW_TEST_EMBEDDED_URL`` reuses a running ``serve --local`` (merged model) instead.
+    """
+    url = os.environ.get("AW_TEST_EMBEDDED_URL", "").rstrip("/")
+    if url:
+        from conftest import ServerInfo
+
+        yield ServerInfo(url, EMBEDDED_MODEL_NAME)
+        return
     if importlib.util.find_spec("vllm") is None:
         from conftest import skip_or_fail_in_ci
 
