@@ -201,12 +201,14 @@ async def run(args: argparse.Namespace) -> int:
                         decisions += 1
                         basis = _print_decision(rec)
                         if "missing.txt" in json.dumps(rec["decision"]["action"]):
-                            missing_verdict = (
-                                f"vetoed {_BASIS_TEXT[basis]}"
-                                if basis is not None
-                                else f"not vetoed ({rec['kind']}): the world model did not "
-                                "predict the error"
-                            )
+                            if basis is not None:
+                                missing_verdict = f"vetoed {_BASIS_TEXT[basis]}"
+                            elif rec["kind"] == "execute":
+                                missing_verdict = (
+                                    "not vetoed: the world model did not predict the error"
+                                )
+                            else:
+                                missing_verdict = f"not vetoed ({rec['kind']}, not simulated)"
                     for msg in change.get("messages") or []:
                         if isinstance(msg, AIMessage) and node.startswith("model"):
                             calls = [c["args"] for c in msg.tool_calls]
