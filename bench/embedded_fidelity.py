@@ -156,11 +156,15 @@ async def score(wm: OpenAIWorldModel, samples: Sequence[TurnSample], concurrency
     return scores
 
 
-def long_history(samples: Sequence[TurnSample], chars: int) -> tuple[Trajectory, Action]:
+def long_history(
+    samples: Sequence[TurnSample], chars: int, offset: int = 0
+) -> tuple[Trajectory, Action]:
     """A terminal history of about ``chars`` characters from the samples' real turns.
 
-    Distinct trajectories are concatenated (cycling when the set is small), so
-    the prompt is real recorded terminal text, only longer.
+    Distinct trajectories are concatenated (cycling when the set is small,
+    starting at the ``offset``-th), so the prompt is real recorded terminal
+    text, only longer; different offsets give different prompts from the
+    first turn on, so the server's prefix cache cannot serve one from another.
     """
     distinct: dict[str, Trajectory] = {}
     for s in samples:
@@ -168,7 +172,9 @@ def long_history(samples: Sequence[TurnSample], chars: int) -> tuple[Trajectory,
         distinct.setdefault(f"{t.task}|{json.dumps(t.turns[0].action)}", t)
     turns: list[Any] = []
     size = 0
-    for t in itertools.islice(itertools.cycle(distinct.values()), 10_000):
+    order = list(distinct.values())
+    order = order[offset % len(order) :] + order[: offset % len(order)]
+    for t in itertools.islice(itertools.cycle(order), 10_000):
         for turn in t.turns:
             turns.append(turn)
             size += len(json.dumps(turn.action)) + len(turn.observation)
@@ -182,22 +188,29 @@ def long_history(samples: Sequence[TurnSample], chars: int) -> tuple[Trajectory,
 async def history_latency(
     wm: OpenAIWorldModel, samples: Sequence[TurnSample], target_tokens: int
 ) -> dict[str, Any]:
-    """Median latency (3 runs) for a history of about ``target_tokens`` prompt tokens."""
+    """Median latency of 3 cold histories of about ``target_tokens`` prompt tokens.
+
+    The length is calibrated on one history, then three others (different
+    from their first turn, so nothing is served from the prefix cache) are
+    timed.
+    """
     chars = target_tokens * 3
     for _ in range(4):
         traj, action = long_history(samples, chars)
         pred = await wm.predict(traj, action)
         tokens = pred.usage.prompt_tokens
-        if tokens == 0 or abs(tokens - target_tokens) <= target_tokens * 0.15:
+        if tokens == 0 or abs(tokens - target_tokens) <= target_tokens * 0.1:
             break
         chars = int(chars * target_tokens / tokens)
-    times = []
-    for _ in range(3):
+    times, sizes = [], []
+    for offset in (1, 2, 3):
+        traj, action = long_history(samples, chars, offset)
         t0 = time.perf_counter()
         pred = await wm.predict(traj, action)
         times.append(time.perf_counter() - t0)
+        sizes.append(pred.usage.prompt_tokens)
     return {
-        "prompt_tokens": pred.usage.prompt_tokens,
+        "prompt_tokens": int(statistics.median(sizes)),
         "history_turns": len(traj.turns),
         "median_latency_s": round(statistics.median(times), 3),
     }
