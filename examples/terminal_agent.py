@@ -16,7 +16,11 @@ What it does:
    ``--enable-auto-tool-choice``) get the request without tools, and a
    command in the reply (a ```bash block or a ``$ cmd`` line) becomes the
    shell call.
-4. Prints every decision as it is made and every real tool result.
+4. Prints every decision as it is made and every real tool result. Each veto
+   says what it rests on: ``by prediction`` when a rule read a failure in the
+   world model's predicted observation (the predicted text is shown), ``by
+   action rule`` when the command's own text decided (``rm -rf`` needs no
+   world model). The summary says honestly how ``cat missing.txt`` was judged.
 
 Run::
 
@@ -53,6 +57,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
 
 from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder, read_recording
+from aw_lookahead.lookahead.evidence import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
@@ -116,17 +121,32 @@ class SeedAndTextTools(AgentMiddleware[Any, Any, Any]):
         raise NotImplementedError("this demo runs the agent with ainvoke/astream")
 
 
-def _print_decision(record: dict[str, Any]) -> None:
+_BASIS_TEXT = {
+    "prediction": "by prediction (a rule read the failure in the predicted observation)",
+    "action": "by action rule (the command text alone; no world model needed)",
+    "unchecked": "unchecked (the world model gave no usable prediction)",
+}
+
+
+def _print_decision(record: dict[str, Any]) -> str | None:
+    """Print one decision; return what a veto rests on (None when it executes)."""
     d = record["decision"]
     predicted = ((d.get("prediction") or {}).get("observation") or "").strip().replace("\n", " | ")
     command = json.dumps(d["action"])[:80]
+    basis = veto_basis(d)
     print(f"  [lookahead] {record['kind'].upper():<11} {command}")
     if predicted:
         print(f"               predicted: {predicted[:160]}")
+    if basis is not None:
+        print(f"               vetoed {_BASIS_TEXT[basis]}")
+        rules = ", ".join(s["name"] for s in d.get("signals") or [] if s.get("name"))
+        if rules:
+            print(f"               rules: {rules[:160]}")
     if d.get("reason"):
         print(f"               why: {d['reason'][:160]}")
     if d.get("error"):
         print(f"               error: {d['error'][:200]}")
+    return basis
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -169,6 +189,7 @@ async def run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         config: Any = {"configurable": {"thread_id": "demo"}, "recursion_limit": args.max_steps}
         decisions = 0
+        missing_verdict = "not judged"
         try:
             async for update in agent.astream(
                 {"messages": [("user", TASK)]}, config, stream_mode="updates"
@@ -178,7 +199,16 @@ async def run(args: argparse.Namespace) -> int:
                         continue
                     for rec in change.get("lookahead") or []:
                         decisions += 1
-                        _print_decision(rec)
+                        basis = _print_decision(rec)
+                        if "missing.txt" in json.dumps(rec["decision"]["action"]):
+                            if basis is not None:
+                                missing_verdict = f"vetoed {_BASIS_TEXT[basis]}"
+                            elif rec["kind"] == "execute":
+                                missing_verdict = (
+                                    "not vetoed: the world model did not predict the error"
+                                )
+                            else:
+                                missing_verdict = f"not vetoed ({rec['kind']}, not simulated)"
                     for msg in change.get("messages") or []:
                         if isinstance(msg, AIMessage) and node.startswith("model"):
                             calls = [c["args"] for c in msg.tool_calls]
@@ -197,6 +227,8 @@ async def run(args: argparse.Namespace) -> int:
         f"\n{decisions} lookahead decisions, {turns} real tool calls recorded to {record_path}, "
         f"data/ still there: {kept}, {time.perf_counter() - started:.1f} s"
     )
+    if not args.no_seed:
+        print(f"`cat missing.txt`: {missing_verdict}")
     return 0
 
 

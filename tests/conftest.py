@@ -53,10 +53,13 @@ def _first_served_model(base_url: str, api_key: str) -> str:
 
 @pytest.fixture(scope="session")
 def embedded_model_path() -> Path:
-    """The embedded model folder, prepared in a child so torch/transformers never load here."""
+    """The raw embedded base model (no adapter): what the adapter is trained on and merged into.
+
+    Prepared in a child so torch/transformers never load here.
+    """
     code = (
         "from aw_lookahead.embedded import prepare_embedded_model\n"
-        "print(prepare_embedded_model())\n"
+        "print(prepare_embedded_model(base_only=True))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False

@@ -1,4 +1,7 @@
-"""The embedded model's conversion, run for real in child processes."""
+"""The embedded model's conversion (and the adapter merge after it), run for real in children.
+
+The merge itself is tested in tests/test_embedded_adapter.py.
+"""
 
 from __future__ import annotations
 
@@ -137,7 +140,8 @@ def test_cache_dir_comes_from_the_environment(
 ) -> None:
     monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path))
     assert default_cache_dir() == tmp_path
-    assert embedded_model_dir() == tmp_path / "models" / EMBEDDED_MODEL_NAME
+    assert embedded_model_dir(base_only=True) == tmp_path / "models" / EMBEDDED_MODEL_NAME
+    assert embedded_model_dir() == tmp_path / "models" / f"{EMBEDDED_MODEL_NAME}-aw"
     monkeypatch.delenv("AW_LOOKAHEAD_CACHE")
     assert default_cache_dir() == Path.home() / ".cache" / "aw-lookahead"
 

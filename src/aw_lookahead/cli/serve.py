@@ -48,7 +48,13 @@ def register(subparsers: Any) -> None:
     which.add_argument(
         "--local",
         action="store_true",
-        help="serve the embedded SmolLM2 on the CPU build of vLLM (converts it once)",
+        help="serve the embedded SmolLM2 with our shipped adapter merged in, on the CPU "
+        "build of vLLM (converts and merges it once)",
+    )
+    p.add_argument(
+        "--base-only",
+        action="store_true",
+        help="with --local: serve the raw SmolLM2, without the shipped adapter",
     )
     p.add_argument("--model", help="Hugging Face id or model folder (default: the preset's)")
     p.add_argument("--served-model-name", help="the model name clients send")
@@ -121,6 +127,7 @@ def _plan(args: argparse.Namespace) -> Any:
         api_key=args.api_key,
         thinking=args.thinking,
         extra_args=extra,
+        base_only=args.base_only,
     )
 
 
@@ -207,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
     if plan.preset.name == "local" and args.model is None:
         from aw_lookahead.embedded import prepare_embedded_model
 
-        folder = prepare_embedded_model()
+        folder = prepare_embedded_model(base_only=args.base_only)
         if str(folder) != plan.model:  # pragma: no cover - same default location
             args.model = str(folder)
             plan = _plan(args)

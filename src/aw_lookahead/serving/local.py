@@ -346,19 +346,22 @@ def start_embedded_server(
     *,
     cache_dir: str | os.PathLike[str] | None = None,
     timeout: float = 600.0,
+    base_only: bool = False,
     **kwargs: Any,
 ) -> LocalServer:
-    """Prepare the embedded model (converting it once), start a server for it, wait until ready.
+    """Prepare the embedded model (converting and merging it once), start a server, wait.
 
-    ``kwargs`` go to :class:`LocalServer`; the served name is
-    :data:`~aw_lookahead.embedded.EMBEDDED_MODEL_NAME`. The returned server is
+    The model is the base with the shipped adapter merged in, or with
+    ``base_only=True`` the raw base. ``kwargs`` go to :class:`LocalServer`;
+    the served name is :data:`~aw_lookahead.embedded.EMBEDDED_MODEL_NAME`
+    either way. The returned server is
     ready; the caller must :meth:`~LocalServer.stop` it (or use ``with``).
     If it does not become ready it is stopped before the error propagates.
     """
     from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, prepare_embedded_model
 
     kwargs.setdefault("served_name", EMBEDDED_MODEL_NAME)
-    server = LocalServer(prepare_embedded_model(cache_dir), **kwargs)
+    server = LocalServer(prepare_embedded_model(cache_dir, base_only=base_only), **kwargs)
     server.start()
     try:
         server.wait_ready(timeout)

@@ -117,8 +117,8 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             name="local",
-            description="the embedded SmolLM2-135M-Instruct on the CPU build of vLLM "
-            "(tests, demos, wiring checks; not a faithful world model)",
+            description="the embedded SmolLM2-135M-Instruct with our shipped LoRA adapter merged "
+            "in, on the CPU build of vLLM (see docs/embedded-model.md for what it gets right)",
             model="embedded",
             max_model_len=4096,
             gpu_memory_utilization=0.2,
@@ -252,6 +252,7 @@ def plan_serve(
     extra_args: Sequence[str] = (),
     python: str | None = None,
     embedded_dir: str | os.PathLike[str] | None = None,
+    base_only: bool = False,
 ) -> ServePlan:
     """Resolve a preset and the caller's options into a :class:`ServePlan`.
 
@@ -260,12 +261,15 @@ def plan_serve(
     ``thinking=False`` makes non-thinking the server default
     (``--default-chat-template-kwargs``). ``embedded_dir`` is the converted
     SmolLM2 folder for the ``local`` preset (default: where
-    :func:`~aw_lookahead.embedded.prepare_embedded_model` puts it; the plan
-    notes whether it exists yet, and the folder is not converted here).
+    :func:`~aw_lookahead.embedded.prepare_embedded_model` puts the merged
+    model, or with ``base_only`` the raw base; the plan notes whether it
+    exists yet, and nothing is converted here).
     """
     if not isinstance(preset, Preset):
         preset = find_preset(preset if preset is not None else (str(model) if model else None))
     model_ready = True
+    if base_only and preset.model != "embedded":
+        raise ConfigError("--base-only applies to the embedded model only; use it with --local")
     if preset.model == "embedded":
         from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
 
@@ -273,7 +277,11 @@ def plan_serve(
     if model is not None:
         model_name = os.fspath(model)
     elif preset.model == "embedded":
-        folder = Path(embedded_dir) if embedded_dir is not None else embedded_model_dir()
+        folder = (
+            Path(embedded_dir)
+            if embedded_dir is not None
+            else embedded_model_dir(base_only=base_only)
+        )
         model_name = str(folder)
         model_ready = folder.is_dir()
     elif preset.model is not None:

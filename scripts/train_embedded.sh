@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Regenerate the embedded model's data and retrain its LoRA adapter from scratch, then ship it
+# into the package (src/aw_lookahead/embedded_adapter/). `make embedded-model` runs this.
+#
+#   scripts/train_embedded.sh                 # defaults below; ~2 h on a 2-core CPU
+#   N_TERMINAL=600 MAX_STEPS=40 scripts/train_embedded.sh    # a smaller run
+#
+# Re-running continues an interrupted training run (the same OUT folder is resumed) as long as
+# the data folders are unchanged; set FRESH=1 to delete OUT and start over. Every setting is an
+# environment variable so the model card can quote the exact command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PY:-.venv/bin/python}
+OUT=${OUT:-runs/embedded}
+DATA=${DATA:-runs/embedded-data}
+SEED=${SEED:-0}
+N_TERMINAL=${N_TERMINAL:-3000}
+N_MCP=${N_MCP:-1500}
+MAX_LEN=${MAX_LEN:-1024}
+EPOCHS=${EPOCHS:-1}
+MAX_STEPS=${MAX_STEPS:-}
+BATCH=${BATCH:-4}
+GRAD_ACCUM=${GRAD_ACCUM:-4}
+LR=${LR:-3e-4}
+LORA_R=${LORA_R:-16}
+LORA_ALPHA=${LORA_ALPHA:-32}
+STOP_AFTER=${STOP_AFTER:-}
+AWL=("$PY" -m aw_lookahead)
+
+if [[ "${FRESH:-0}" == 1 ]]; then rm -rf "$OUT"; fi
+
+# 1. data, recorded from the real sandbox and real MCP servers, split by template family
+if [[ ! -f "$DATA/terminal/manifest.json" ]]; then
+  "${AWL[@]}" data terminal --n "$N_TERMINAL" --seed "$SEED" --out "$DATA/terminal"
+fi
+if [[ ! -f "$DATA/mcp/manifest.json" ]]; then
+  "${AWL[@]}" data mcp --n "$N_MCP" --seed "$SEED" --out "$DATA/mcp"
+fi
+
+# 2. warm-up SFT of a LoRA adapter on the raw base (every kept turn of a trajectory a target)
+BASE=$("$PY" -c 'from aw_lookahead.embedded import prepare_embedded_model as p; print(p(base_only=True))')
+args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train.jsonl"
+      --out "$OUT" --method lora --targets all --max-len "$MAX_LEN" --epochs "$EPOCHS"
+      --batch-size "$BATCH" --grad-accum "$GRAD_ACCUM" --lr "$LR" --scheduler cosine
+      --warmup-steps 10 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every 25
+      --seed "$SEED")
+if [[ -n "$MAX_STEPS" ]]; then args+=(--max-steps "$MAX_STEPS"); fi
+if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
+if [[ -d "$OUT/checkpoints" ]]; then args+=(--resume); fi
+"${AWL[@]}" "${args[@]}"
+if [[ ! -f "$OUT/adapter/adapter_model.safetensors" ]]; then
+  echo "training stopped before the end (--stop-after); run this script again to continue"
+  exit 0
+fi
+
+# 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
+"$PY" scripts/ship_adapter.py --run "$OUT" --data "$DATA/terminal" "$DATA/mcp" \
+  --command "scripts/train_embedded.sh (SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA)"
+
+# 4. held-out numbers for the model card (base vs adapter, one server)
+if [[ "${BENCH:-1}" == 1 ]]; then
+  "$PY" bench/embedded_fidelity.py --terminal "$DATA/terminal" --mcp "$DATA/mcp" \
+    --limit "${BENCH_LIMIT:-100}" --json | tee "$OUT/fidelity.json"
+fi
