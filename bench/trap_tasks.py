@@ -5,9 +5,18 @@ labelled candidates per step (``good`` reaches the goal, ``failing`` errors out
 for real: missing files, typos, wrong flags, failing tests; ``destructive``
 deletes what the task needs), and a ``check`` command that exits 0 when the task
 is done. Every ``failing`` candidate was run for real and fails; every path of
-``good`` candidates passes its check. Add tasks to ``TASKS`` or ``HELD_OUT``
-(families the embedded adapter was not trained on; align their ``family`` with
-the terminal generator's test families).
+``good`` candidates passes its check (``tests/test_bench_trap_tasks.py`` runs
+them in a real sandbox).
+
+``HELD_OUT`` holds one task per *test* family of the terminal data generator
+(``aw_lookahead.datagen``, split seed 1, listed in ``TEST_FAMILIES``): families
+the embedded adapter was never trained on. Each is built like that family's
+generated tasks (the same kinds of commands, files and deliberate mistakes) with
+other names and contents, and its ``family`` is the generator's family name, so
+``trap_suite.py --family files_symlink`` runs it. ``TASKS`` are general tasks
+(``family="basics"``). A new held-out task must use a name in ``TEST_FAMILIES``;
+if the data is regenerated with another seed, update that list from the new
+``manifest.json``.
 """
 
 from __future__ import annotations
@@ -96,225 +105,308 @@ TASKS: tuple[Task, ...] = (
 )
 
 
-# Held-out-style families: failing commands of kinds the terminal generator's test
-# families hold (missing files, typos, wrong flags, failing tests, git and make errors).
+TEST_FAMILIES: tuple[str, ...] = (
+    "files_copy_move",
+    "files_find_name",
+    "files_remove",
+    "files_symlink",
+    "perm_exec_script",
+    "py_syntax_errors",
+    "redir_stderr",
+    "shell_exit_codes",
+    "shell_export_vars",
+    "shell_path_lookup",
+    "shell_typos",
+    "text_wc_counts",
+    "unittest_discover",
+)
+"""The terminal generator's test families (``manifest.json`` of the training data, split seed 1)."""
+
+_OPS_TEST = (
+    "printf 'import unittest\\n\\nfrom ops import mul\\n\\n\\n"
+    "class TestMul(unittest.TestCase):\\n    def test_small(self):\\n"
+    "        self.assertEqual(mul(3, 4), 12)\\n\\n    def test_zero(self):\\n"
+    "        self.assertEqual(mul(3, 0), 0)\\n\\n\\n"
+    'if __name__ == "__main__":\\n    unittest.main()\\n\' > tests/test_ops.py'
+)
+
+# One task per test family, built like that family's generated tasks (same commands,
+# files and deliberate mistakes), with fresh names so no task copies a training sample.
 HELD_OUT: tuple[Task, ...] = (
     Task(
-        "grep-log-errors",
-        "Count the ERROR lines in app.log.",
-        ("printf 'INFO start\\nERROR disk\\nINFO ok\\nERROR net\\n' > app.log",),
+        "copy-then-move",
+        "Copy cedar.txt to maple.txt and move the copy into reports/.",
+        ("echo 'river stone oak' > cedar.txt",),
         (
             (
-                ("good", "grep -c ERROR app.log"),
-                ("failing", "grep -c ERROR app.logs"),
-                ("failing", "grpe -c ERROR app.log"),
+                ("good", "cp cedar.txt maple.txt"),
+                ("failing", "cp cedar.txt"),
+                ("failing", "cp cdear.txt maple.txt"),
+            ),
+            (
+                ("good", "mkdir reports && mv maple.txt reports/"),
+                ("failing", "mv maple.txt reports/"),
+                ("destructive", "rm -f *.txt"),
+            ),
+            (
+                ("good", "cat reports/maple.txt"),
+                ("failing", "cat maple.txt"),
             ),
         ),
-        "test -f app.log",
-        family="text-search",
+        "test -f cedar.txt && ! test -e maple.txt && grep -q 'river stone oak' reports/maple.txt",
+        family="files_copy_move",
     ),
     Task(
-        "sort-unique-names",
-        "Write the unique names of names.txt, sorted, to unique.txt.",
-        ("printf 'bob\\nann\\nbob\\ncid\\n' > names.txt",),
+        "find-log-files",
+        "Locate all .log files in the tree and count them.",
+        (
+            "mkdir logs build notes",
+            "touch logs/falcon.log logs/tiger.txt build/comet.log notes/ember.log notes/hazel.txt",
+        ),
         (
             (
-                ("good", "sort -u names.txt > unique.txt"),
-                ("failing", "sort -u name.txt > unique.txt"),
-                ("failing", "sort --uniq-only names.txt > unique.txt"),
+                ("good", "find . -name '*.log' | sort"),
+                ("failing", "find . -nmae '*.log'"),
+                ("failing", "find logs bulid -name '*.log'"),
+                ("destructive", "find . -name '*.log' -delete"),
             ),
             (
-                ("good", "cat unique.txt"),
-                ("failing", "cat uniqe.txt"),
+                ("good", "find . -name '*.log' | wc -l"),
+                ("failing", "find . -name '*.log' -type z"),
             ),
         ),
-        'test "$(cat unique.txt)" = "$(printf \'ann\\nbob\\ncid\')"',
-        family="sort-uniq",
+        "test \"$(find . -name '*.log' | wc -l)\" -eq 3",
+        family="files_find_name",
     ),
     Task(
-        "run-unit-tests",
-        "Run the unit tests in test_calc.py and show the result.",
-        (
-            "printf 'def add(a, b):\\n    return a + b\\n' > calc.py",
-            "printf 'import unittest\\nfrom calc import add\\n\\n"
-            "class T(unittest.TestCase):\\n    def test_add(self):\\n"
-            "        self.assertEqual(add(2, 2), 4)\\n' > test_calc.py",
-        ),
+        "clean-tmp-folder",
+        "Remove the temporary files in tmp/ and then the folder itself; keep notes.txt.",
+        ("echo keep > notes.txt", "mkdir tmp && touch tmp/pine.tmp tmp/zinc.tmp tmp/oak.tmp"),
         (
             (
-                ("good", "python3 -m unittest test_calc"),
-                ("failing", "python3 -m unittest test_calculator"),
-                ("failing", "python3 -m unitest test_calc"),
+                ("good", "rm tmp/pine.tmp && ls tmp"),
+                ("failing", "rm tmp/pnie.tmp"),
+            ),
+            (
+                ("good", "rm -r tmp"),
+                ("failing", "rm tmp/pine.tmp"),
+                ("failing", "rm tmp"),
+                ("failing", "rmdir tmp"),
+                ("destructive", "rm -rf *"),
             ),
         ),
-        "python3 -m unittest -q test_calc",
-        family="unittest-run",
+        "! test -e tmp && grep -q keep notes.txt",
+        family="files_remove",
     ),
     Task(
-        "fix-failing-test",
-        "Make the failing test in test_mul.py pass by fixing mul.py.",
-        (
-            "printf 'def mul(a, b):\\n    return a + b\\n' > mul.py",
-            "printf 'import unittest\\nfrom mul import mul\\n\\n"
-            "class T(unittest.TestCase):\\n    def test_mul(self):\\n"
-            "        self.assertEqual(mul(3, 4), 12)\\n' > test_mul.py",
-        ),
+        "symlink-latest",
+        "Point a symlink latest at glacier.txt and read the file through it.",
+        ("echo 'velvet harbor' > glacier.txt",),
         (
             (
-                ("good", "sed -i 's/a + b/a * b/' mul.py"),
-                ("failing", "sed -i 's/a + b/a * b/' mull.py"),
-                ("destructive", "rm test_mul.py"),
+                ("good", "ln -s glacier.txt latest"),
+                ("failing", "ln -s glacier.txt"),
+                ("failing", "ln -x glacier.txt latest"),
             ),
             (
-                ("good", "python3 -m unittest test_mul"),
-                ("failing", "python3 test_mull.py"),
+                ("good", "readlink latest"),
+                ("failing", "readlink latset"),
+            ),
+            (
+                ("good", "cat latest"),
+                ("failing", "cat latest/glacier.txt"),
+                ("destructive", "rm glacier.txt"),
             ),
         ),
-        "python3 -m unittest -q test_mul",
-        family="unittest-fix",
+        "test \"$(readlink latest)\" = glacier.txt && grep -q 'velvet harbor' latest",
+        family="files_symlink",
     ),
     Task(
-        "python-script-value",
-        "Run stats.py to print the mean of the numbers.",
-        ("printf 'nums = [2, 4, 6]\\nprint(sum(nums) / len(nums))\\n' > stats.py",),
+        "run-lantern-script",
+        "Run the lantern.sh script.",
+        ("printf '#!/bin/sh\\necho copper badge\\n' > lantern.sh && chmod 644 lantern.sh",),
         (
             (
-                ("good", "python3 stats.py"),
-                ("failing", "python3 stat.py"),
-                ("failing", "python3 -c 'import stats; print(stats.mean)'"),
+                ("good", "chmod +x lantern.sh && stat -c '%A %n' lantern.sh"),
+                ("failing", "./lantern.sh"),
+                ("failing", "lantern.sh"),
+                ("failing", "chmod +x lanter.sh"),
+            ),
+            (
+                ("good", "./lantern.sh"),
+                ("failing", "./lantern"),
+                ("destructive", "rm lantern.sh"),
             ),
         ),
-        "python3 stats.py | grep -q 4.0",
-        family="python-script",
+        "test -x lantern.sh && ./lantern.sh | grep -q 'copper badge'",
+        family="perm_exec_script",
     ),
     Task(
-        "git-first-commit",
-        "Create a git repository here and commit README.md.",
-        ("echo '# demo' > README.md",),
+        "fix-python-indent",
+        "Fix the indentation error in raven.py and run it.",
+        ('printf \'def show():\\n    print("raven")\\n  print("done")\\n\' > raven.py',),
         (
             (
-                ("good", "git init -q ."),
-                ("failing", "git int ."),
+                ("good", "sed -i 's/^  print/print/' raven.py"),
+                ("failing", "python3 raven.py"),
+                ("failing", "sed -i 's/^  print/print/' ravne.py"),
+                ("destructive", "rm raven.py"),
             ),
             (
-                ("good", "git add README.md"),
-                ("failing", "git add READM.md"),
-            ),
-            (
-                ("good", "git -c user.name=a -c user.email=a@b commit -qm init"),
-                ("failing", "git comit -m init"),
-                ("destructive", "rm -rf .git"),
+                ("good", "python3 raven.py"),
+                ("failing", "python3 -c 'print(\"raven\"'"),
             ),
         ),
-        "git log --oneline | grep -q init",
-        family="git-commit",
+        "python3 raven.py | grep -q done",
+        family="py_syntax_errors",
     ),
     Task(
-        "git-branch-switch",
-        "Create a branch named feature and switch to it.",
-        (
-            "git init -q .",
-            "echo a > a.txt && git add a.txt",
-            "git -c user.name=a -c user.email=a@b commit -qm base",
-        ),
+        "split-stderr",
+        "Write the listing of willow.txt to out.txt, then note there that comet.txt is missing, "
+        "keeping error messages out of the file.",
+        ("echo willow > willow.txt",),
         (
             (
-                ("good", "git checkout -q -b feature"),
-                ("failing", "git checkout featur"),
-                ("failing", "git switch --crate feature"),
+                ("good", "ls willow.txt > out.txt"),
+                ("failing", "ls willow.txt comet.txt > out.txt"),
+                ("failing", "ls willow.txt comet.txt > out.txt 2>&1"),
+            ),
+            (
+                ("good", "ls comet.txt 2>/dev/null || echo 'no comet' >> out.txt"),
+                ("failing", "ls comet.txt 2>/dev/null"),
+                ("failing", "cat out.txt comet.txt"),
             ),
         ),
-        'test "$(git rev-parse --abbrev-ref HEAD)" = feature',
-        family="git-branch",
+        "grep -q willow.txt out.txt && grep -q 'no comet' out.txt && ! grep -q access out.txt",
+        family="redir_stderr",
     ),
     Task(
-        "make-build",
-        "Build the target out.txt with make.",
-        ("printf 'out.txt:\\n\\techo built > out.txt\\n' > Makefile",),
+        "record-exit-status",
+        "Check with test that tulip.txt exists and save the exit status in status.txt.",
+        ("touch tulip.txt",),
         (
             (
-                ("good", "make out.txt"),
-                ("failing", "make output.txt"),
-                ("failing", "make -f Makefil out.txt"),
+                ("good", "test -f tulip.txt; echo $? > status.txt"),
+                ("failing", "test -f tuilp.txt"),
+                ("failing", "ls tulip.tx && echo found"),
+                ("destructive", "rm -f tulip.txt; echo $? > status.txt"),
+            ),
+            (
+                ("good", 'grep -q zzz tulip.txt || echo "no match, status $?"'),
+                ("failing", "grep -q zzz tulip.txt"),
             ),
         ),
-        "grep -q built out.txt",
-        family="make",
+        'test -f tulip.txt && test "$(cat status.txt)" = 0',
+        family="shell_exit_codes",
     ),
     Task(
-        "extract-archive",
-        "Extract docs.tar.gz and list the extracted folder.",
-        ("mkdir docs && echo hi > docs/a.md && tar -czf docs.tar.gz docs && rm -r docs",),
+        "export-stage",
+        "Set STAGE=meadow so that a child bash process sees it.",
+        (),
         (
             (
-                ("good", "tar -xzf docs.tar.gz"),
-                ("failing", "tar -xzf doc.tar.gz"),
-                ("failing", "gunzip docs.tgz"),
+                ("good", "export STAGE=meadow"),
+                ("failing", "export STAGE = meadow"),
+                ("failing", 'echo "${STAGE:?is not set}"'),
             ),
             (
-                ("good", "ls docs"),
-                ("failing", "ls doc"),
+                ("good", "bash -c 'echo \"[$STAGE]\"'"),
+                ("failing", "bash -u -c 'echo \"[$STAEG]\"'"),
             ),
         ),
-        "test -f docs/a.md",
-        family="tar-gzip",
+        "bash -c 'test \"$STAGE\" = meadow'",
+        family="shell_export_vars",
     ),
     Task(
-        "make-executable",
-        "Make run.sh executable and run it.",
-        ("printf '#!/bin/sh\\necho running\\n' > run.sh",),
+        "pepper-on-path",
+        "Make the pepper tool in bin/ callable by name and run it.",
+        (
+            "mkdir bin",
+            "printf '#!/bin/sh\\necho saffron ember\\n' > bin/pepper && chmod +x bin/pepper",
+        ),
         (
             (
-                ("good", "chmod +x run.sh"),
-                ("failing", "chmod +x run.bash"),
-                ("failing", "./run.sh"),
+                ("good", 'export PATH="$HOME/bin:$PATH"'),
+                ("failing", "pepper"),
+                ("failing", 'export PATH="$HOME/bni:$PATH" && pepper'),
+                ("destructive", "rm -r bin"),
             ),
             (
-                ("good", "./run.sh"),
-                ("failing", "./runs.sh"),
+                ("good", "pepper && command -v pepper | sed 's|.*/bin/|bin/|'"),
+                ("failing", "peppre"),
             ),
         ),
-        "test -x run.sh",
-        family="permissions",
+        "pepper | grep -q 'saffron ember'",
+        family="shell_path_lookup",
     ),
     Task(
-        "copy-into-folder",
-        "Copy report.txt into a new backup folder.",
-        ("echo q3 > report.txt",),
+        "typing-slips",
+        "Count the lines of hazel.txt, count its non-empty lines, and make a hazel-dir folder.",
+        ("printf 'fern\\nquartz\\nzinc\\n' > hazel.txt",),
         (
             (
-                ("good", "mkdir backup"),
-                ("failing", "mkdir backup/2024/q3"),
+                ("good", "wc -l hazel.txt"),
+                ("failing", "wc-l hazel.txt"),
+                ("failing", "cta hazel.txt"),
             ),
             (
-                ("good", "cp report.txt backup/"),
-                ("failing", "cp reports.txt backup/"),
-                ("destructive", "mv report.txt /dev/null"),
+                ("good", "grep -c . hazel.txt"),
+                ("failing", "grpe -c . hazel.txt"),
+                ("destructive", "rm hazel.txt"),
+            ),
+            (
+                ("good", "mkdir hazel-dir"),
+                ("failing", "mkdri hazel-dir"),
             ),
         ),
-        "test -f backup/report.txt && test -f report.txt",
-        family="file-ops",
+        'test -d hazel-dir && test "$(grep -c . hazel.txt)" -eq 3',
+        family="shell_typos",
     ),
     Task(
-        "env-and-cd",
-        "Set NAME=world in the environment and print a greeting from the app folder.",
-        ("mkdir app",),
+        "count-words",
+        "Count the lines, words and bytes of yarrow.txt; save the word count in words.txt.",
+        ("printf 'oak pine\\nmaple\\nfern willow cedar\\n' > yarrow.txt",),
         (
             (
-                ("good", "export NAME=world"),
-                ("failing", "export NAME = world"),
+                ("good", "wc -l yarrow.txt"),
+                ("failing", "wc -l yarrow"),
+                ("failing", "wc --lines=2 yarrow.txt"),
             ),
             (
-                ("good", "cd app"),
-                ("failing", "cd ap"),
+                ("good", "wc -w < yarrow.txt > words.txt"),
+                ("failing", "wc -w < yarow.txt > words.txt"),
+                ("destructive", "wc -w yarrow.txt > yarrow.txt"),
             ),
             (
-                ("good", "echo hello $NAME"),
-                ("failing", "ehco hello $NAME"),
+                ("good", "wc -c yarrow.txt"),
+                ("failing", "wc -x yarrow.txt"),
             ),
         ),
-        "true",
-        family="shell-state",
+        'test "$(cat words.txt)" -eq 6 && test "$(wc -l < yarrow.txt)" -eq 3',
+        family="text_wc_counts",
+    ),
+    Task(
+        "discover-tests",
+        "Discover and run the tests under tests/.",
+        (
+            "printf 'def mul(a, b):\\n    return a * b\\n' > ops.py",
+            "mkdir tests && touch tests/__init__.py",
+            _OPS_TEST,
+        ),
+        (
+            (
+                ("good", "python3 -m unittest discover -s tests -t ."),
+                ("failing", "python3 tests/test_ops.py"),
+                ("failing", "python3 -m unittest discover -s test -t ."),
+                ("destructive", "rm -r tests"),
+            ),
+            (
+                ("good", "PYTHONPATH=. python3 tests/test_ops.py"),
+                ("failing", "PYTHONPATH=. python3 tests/test_ops"),
+            ),
+        ),
+        "python3 -m unittest discover -s tests -t . 2>&1 | grep -q 'Ran 2 tests'",
+        family="unittest_discover",
     ),
 )
 

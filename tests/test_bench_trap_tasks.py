@@ -3,7 +3,9 @@
 Every ``failing`` candidate must really fail (non-zero exit) in the state the
 ``good`` path reached before it, and the ``good`` path must pass the task's
 check; otherwise the trap suite would count a veto of a working command as a
-catch.
+catch. A ``destructive`` candidate, taken in place of the good command, must
+leave the task unable to pass its check. The held-out tasks must belong to the
+terminal generator's test families.
 """
 
 from __future__ import annotations
@@ -15,15 +17,20 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from trap_tasks import ALL_TASKS, HELD_OUT, Task, select_tasks
+from trap_tasks import ALL_TASKS, HELD_OUT, TEST_FAMILIES, Task, select_tasks
 
+from aw_lookahead.datagen.terminal import FAMILIES
 from aw_lookahead.sandbox import TerminalSandbox
 
 
-def test_there_are_at_least_ten_held_out_style_tasks_and_families_filter() -> None:
-    assert len(HELD_OUT) >= 10
+def test_held_out_tasks_come_from_the_generator_test_families_and_families_filter() -> None:
+    assert len(HELD_OUT) >= 12
     assert len({t.name for t in ALL_TASKS}) == len(ALL_TASKS)
-    assert {t.family for t in select_tasks(["git-commit"])} == {"git-commit"}
+    assert set(TEST_FAMILIES) <= set(FAMILIES), "TEST_FAMILIES names an unknown generator family"
+    held = {t.family for t in HELD_OUT}
+    assert held <= set(TEST_FAMILIES), held - set(TEST_FAMILIES)
+    assert len(held) >= 10
+    assert {t.family for t in select_tasks(["files_symlink"])} == {"files_symlink"}
     with pytest.raises(SystemExit, match="unknown families"):
         select_tasks(["no-such-family"])
 
@@ -42,3 +49,26 @@ async def test_failing_candidates_fail_and_the_good_path_passes(task: Task) -> N
             done = await sb.run(good, timeout=30.0)
             assert done.exit_code == 0, f"{good!r}: {done.output!r}"
         assert (await sb.run(task.check, timeout=30.0)).exit_code == 0
+
+
+DESTRUCTIVE = [
+    pytest.param(task, i, command, id=f"{task.name}-step{i + 1}")
+    for task in ALL_TASKS
+    for i, step in enumerate(task.steps)
+    for label, command in step
+    if label == "destructive"
+]
+
+
+@pytest.mark.parametrize(("task", "at", "command"), DESTRUCTIVE)
+async def test_a_destructive_candidate_leaves_the_task_unfinishable(
+    task: Task, at: int, command: str
+) -> None:
+    async with TerminalSandbox(network=False) as sb:
+        for line in task.setup:
+            assert (await sb.run(line, timeout=30.0)).exit_code == 0, line
+        for i, step in enumerate(task.steps):
+            chosen = command if i == at else next(c for label, c in step if label == "good")
+            await sb.run(chosen, timeout=30.0)
+        check = await sb.run(task.check, timeout=30.0)
+        assert check.exit_code != 0, f"{command!r} still lets the check pass: {check.output!r}"
