@@ -14,13 +14,14 @@ cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-runs/embedded}
 DATA=${DATA:-runs/embedded-data}
+DATA_SEED=${DATA_SEED:-1}
 SEED=${SEED:-0}
-N_TERMINAL=${N_TERMINAL:-3000}
-N_MCP=${N_MCP:-1500}
-MAX_LEN=${MAX_LEN:-1024}
+N_TERMINAL=${N_TERMINAL:-3200}
+N_MCP=${N_MCP:-800}
+MAX_LEN=${MAX_LEN:-2048}
 EPOCHS=${EPOCHS:-1}
-MAX_STEPS=${MAX_STEPS:-}
-BATCH=${BATCH:-4}
+MAX_STEPS=${MAX_STEPS:-125}
+BATCH=${BATCH:-1}
 GRAD_ACCUM=${GRAD_ACCUM:-4}
 LR=${LR:-3e-4}
 LORA_R=${LORA_R:-16}
@@ -32,18 +33,20 @@ if [[ "${FRESH:-0}" == 1 ]]; then rm -rf "$OUT"; fi
 
 # 1. data, recorded from the real sandbox and real MCP servers, split by template family
 if [[ ! -f "$DATA/terminal/manifest.json" ]]; then
-  "${AWL[@]}" data terminal --n "$N_TERMINAL" --seed "$SEED" --out "$DATA/terminal"
+  "${AWL[@]}" data terminal --n "$N_TERMINAL" --seed "$DATA_SEED" --out "$DATA/terminal"
 fi
 if [[ ! -f "$DATA/mcp/manifest.json" ]]; then
-  "${AWL[@]}" data mcp --n "$N_MCP" --seed "$SEED" --out "$DATA/mcp"
+  "${AWL[@]}" data mcp --n "$N_MCP" --seed "$DATA_SEED" --out "$DATA/mcp"
 fi
 
 # 2. warm-up SFT of a LoRA adapter on the raw base (every kept turn of a trajectory a target)
 BASE=$("$PY" -c 'from aw_lookahead.embedded import prepare_embedded_model as p; print(p(base_only=True))')
-args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train.jsonl"
+# the MCP split is listed twice: it has a quarter as many trajectories as the terminal one
+args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train.jsonl" "$DATA/mcp/train.jsonl"
       --out "$OUT" --method lora --targets all --max-len "$MAX_LEN" --epochs "$EPOCHS"
       --batch-size "$BATCH" --grad-accum "$GRAD_ACCUM" --lr "$LR" --scheduler cosine
-      --warmup-steps 10 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every 25
+      --warmup-steps 8 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every 10
+      --no-gradient-checkpointing
       --seed "$SEED")
 if [[ -n "$MAX_STEPS" ]]; then args+=(--max-steps "$MAX_STEPS"); fi
 if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
@@ -56,7 +59,7 @@ fi
 
 # 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
 "$PY" scripts/ship_adapter.py --run "$OUT" --data "$DATA/terminal" "$DATA/mcp" \
-  --command "scripts/train_embedded.sh (SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA)"
+  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA)"
 
 # 4. held-out numbers for the model card (base vs adapter, one server)
 if [[ "${BENCH:-1}" == 1 ]]; then
