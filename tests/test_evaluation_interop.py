@@ -211,8 +211,12 @@ def test_loaded_prompt_placeholders_are_filled_or_removed(tmp_path: Path) -> Non
     (tmp_path / "mcp" / "system_prompt.txt").write_text(
         'Tools:\n{tool_definitions}\nExamples:\n{demonstrations}\nJSON stays: {"a": 1}\n'
     )
-    text = PromptSet(tmp_path).system("mcp", tools=[{"name": "read"}])
-    assert text == 'Tools:\n{"name": "read"}\nExamples:\nJSON stays: {"a": 1}\n'
+    full = PromptSet(tmp_path, tool_layout="full").system("mcp", tools=[{"name": "read"}])
+    assert full == 'Tools:\n{"name": "read"}\nExamples:\nJSON stays: {"a": 1}\n'
+    compact = PromptSet(tmp_path).system("mcp", tools=[{"name": "read"}])
+    assert compact.startswith("Tools:\nTools on this server: read.\n")
+    assert compact.endswith('\nExamples:\nJSON stays: {"a": 1}\n')
+    assert "{demonstrations}" not in compact
 
 
 @pytest.mark.parametrize("verb", [["eval", "run"], ["simulate"], ["mcp"], ["proxy"], ["train"]])
