@@ -19,6 +19,7 @@ import anyio
 from aw_lookahead._extras import require
 from aw_lookahead.errors import DownstreamError
 from aw_lookahead.mcp._modes import result_text
+from aw_lookahead.mcp.downstream import list_all_tools
 
 __all__ = ["Call", "Family", "Plan", "ServerSession", "open_session", "pick", "typo"]
 
@@ -132,13 +133,6 @@ async def open_session(
         cwd=str(cwd) if cwd is not None else None,
     )
     async with mcp.Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
-        tools: list[Any] = []
-        cursor = None
-        while True:
-            page = await client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        tools = await list_all_tools(client)
         dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
         yield ServerSession(client, dumped)

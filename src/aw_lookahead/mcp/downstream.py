@@ -37,7 +37,7 @@ import anyio
 from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError, DownstreamError
 
-__all__ = ["Downstream"]
+__all__ = ["Downstream", "list_all_tools"]
 
 
 def _describe(exc: BaseException) -> str:
@@ -87,6 +87,18 @@ class _StderrTail:
 
 
 RootsProvider = Callable[[], Awaitable[Any]]
+
+
+async def list_all_tools(client: Any) -> list[Any]:
+    """Every tool a connected MCP client's server lists, following ``next_cursor`` pages."""
+    tools: list[Any] = []
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
 
 
 class Downstream:
@@ -188,23 +200,12 @@ class Downstream:
         if client is None:
             return
         try:
-            self._tools = await self._list_all(client)
+            self._tools = await list_all_tools(client)
         except Exception as exc:  # the server went away: the supervisor restarts it
             self._last_error = _describe(exc)
             return
         if self.on_tools_changed is not None:
             await self.on_tools_changed()
-
-    @staticmethod
-    async def _list_all(client: Any) -> list[Any]:
-        tools: list[Any] = []
-        cursor = None
-        while True:
-            page = await client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                return tools
 
     async def roots_changed(self, wait_s: float = 5.0) -> None:
         """Tell the server the roots changed; wait (bounded) until a roots-aware one re-reads."""
@@ -250,7 +251,7 @@ class Downstream:
                     message_handler=self._on_message,
                 ) as client:
                     self._close_stderr_writer()
-                    tools = await self._list_all(client)
+                    tools = await list_all_tools(client)
                     caps = client.server_capabilities.tools
                     self.tools_list_changed = bool(caps is not None and caps.list_changed)
                     self._client, self._tools = client, tools
