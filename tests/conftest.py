@@ -11,8 +11,10 @@ from __future__ import annotations
 # is started for the whole session and always stopped. Tests that request
 # `vllm_server` are marked `integration` automatically (deselect: -m "not integration").
 # ---------------------------------------------------------------------------
+import contextlib
 import importlib.util
 import os
+import stat as _stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -187,4 +189,33 @@ def mcp_git_server() -> Path:
 
 
 # END mcp
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# BEGIN machine guard: tests run as root in CI, where a rename onto /dev/null (git, sed -i,
+# mv) turns it into a regular file for every later test and process. Fail the test that did
+# it, by name, and put the device back.
+# ---------------------------------------------------------------------------
+def _devnull_is_device() -> bool:
+    try:
+        return _stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    except OSError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _devnull_stays_a_device() -> Iterator[None]:
+    yield
+    if _devnull_is_device():
+        return
+    if os.geteuid() == 0:
+        with contextlib.suppress(OSError):
+            os.remove(os.devnull)
+        os.mknod(os.devnull, 0o666 | _stat.S_IFCHR, os.makedev(1, 3))
+        os.chmod(os.devnull, 0o666)
+    pytest.fail(f"{os.devnull} is no longer a character device after this test")
+
+
+# END machine guard
 # ---------------------------------------------------------------------------

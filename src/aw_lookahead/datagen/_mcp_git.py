@@ -18,14 +18,20 @@ BASE_DATE = 1_767_225_600  # 2026-01-01T00:00:00Z; commit k is k hours later
 BAD_GIT_TOOLS = ("git_push", "git_pull", "git_clone", "git_stash", "git_merge", "git_rebase")
 
 
-def git_env(author: str, when: int) -> dict[str, str]:
-    """The environment for git and the git server: fixed identity and dates, no user config."""
+def git_env(author: str, when: int, root: Path) -> dict[str, str]:
+    """The environment for git and the git server: fixed identity and dates, no user config.
+
+    The global config is a file beside the repository, never ``/dev/null``:
+    git (and GitPython in the server) replace a config file they write by
+    renaming a lock file over it, which as root turns ``/dev/null`` into a
+    regular file for the whole machine.
+    """
     email = f"{author.lower()}@example.com"
     stamp = f"{when} +0000"
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),
-        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_GLOBAL": str(root.parent / f".{root.name}.gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_AUTHOR_NAME": author,
         "GIT_AUTHOR_EMAIL": email,
@@ -70,10 +76,10 @@ def make_git_workspace(root: Path, rng: random.Random) -> GitWorkspace:
     files = random_files(rng, 2, 4)
     names = sorted(files)
     when = BASE_DATE + rng.randrange(0, 300) * 86_400
-    _git(root, git_env(author, when), "init", "-q")
+    _git(root, git_env(author, when, root), "init", "-q")
     subjects: list[str] = []
     for i in range(rng.randrange(2, 5)):
-        env = git_env(author, when)
+        env = git_env(author, when, root)
         chunk = names[i::2] if i < 2 else [pick(rng, names)]
         for rel in chunk:
             target = root / rel
@@ -91,7 +97,7 @@ def make_git_workspace(root: Path, rng: random.Random) -> GitWorkspace:
     branches = ["main"]
     if rng.random() < 0.6:
         branch = f"feature/{pick(rng, WORDS)}"
-        _git(root, git_env(author, when), "branch", branch)
+        _git(root, git_env(author, when, root), "branch", branch)
         branches.append(branch)
     modified = [pick(rng, names)] if rng.random() < 0.8 else []
     for rel in modified:

@@ -111,7 +111,7 @@ class _Worker:
                 elif family.server == "git":
                     ws = make_git_workspace(root, rng)
                     command = [*self._commands["git"], "--repository", str(root)]
-                    env = git_env(ws.author, ws.next_date)
+                    env = git_env(ws.author, ws.next_date, root)
                     session = await stack.enter_async_context(
                         open_session(command, env=env, errlog=self._errlog)
                     )

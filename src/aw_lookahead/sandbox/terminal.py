@@ -79,6 +79,7 @@ __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandResult", "TerminalSandbox", "obse
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
 _GRACE_S = 1.0
+_REPORT_S = 15.0
 
 
 class TerminalSandbox:
@@ -327,11 +328,16 @@ class TerminalSandbox:
         assert running.task is not None
         for attempt in (sig, signal.SIGKILL):
             pids = command_pids(self._proc.pid)
-            if not pids:
+            if pids:
+                signal_pids(pids, attempt)
+                if await self._wait(running, _GRACE_S):
+                    return True
+            if not command_pids(self._proc.pid):
+                # The command is gone; only the shell's report is missing, which on a busy
+                # machine can take longer than the grace period: wait for it, not for a kill.
+                if await self._wait(running, _REPORT_S):
+                    return True
                 break
-            signal_pids(pids, attempt)
-            if await self._wait(running, _GRACE_S):
-                return True
         running.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await running.task
