@@ -326,7 +326,10 @@ class TerminalSandbox:
         """Stop the running command; returns False when the shell had to be restarted."""
         assert self._proc is not None
         assert running.task is not None
-        for attempt in (sig, signal.SIGKILL):
+        # A signal can land before a loaded machine has even started the command (the
+        # subshell has not exec'd yet), so a soft signal is sent up to three times.
+        attempts = (sig, sig, sig, signal.SIGKILL) if sig != signal.SIGKILL else (sig,)
+        for attempt in attempts:
             pids = command_pids(self._proc.pid)
             if pids:
                 signal_pids(pids, attempt)
