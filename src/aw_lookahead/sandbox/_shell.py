@@ -11,9 +11,11 @@ apart from the session lifecycle (start, stop, restart, keystrokes) in
 from __future__ import annotations
 
 import asyncio
+import functools
 import getpass
 import re
 import shlex
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,9 +62,28 @@ class Running:
         self.out += data[: max(room, 0)]
 
 
+@functools.cache
+def _default_signals_argv() -> tuple[str, ...]:
+    """``env --default-signal=INT,QUIT`` where coreutils has it (8.31+), else nothing.
+
+    A process started with SIGINT ignored (a background job of a script, ``nohup``
+    in some shells) passes that to its children, and bash cannot undo it, so
+    ``C-c`` would not interrupt anything in the sandbox.
+    """
+    argv = ("env", "--default-signal=INT,QUIT")
+    try:
+        done = subprocess.run([*argv, "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return argv if done.returncode == 0 else ()
+
+
 def shell_argv(*, isolated: bool) -> list[str]:
-    """Interactive bash without line editing, profile or rc files; ``isolated`` adds unshare."""
-    argv = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
+    """Interactive bash without line editing, profile or rc files; ``isolated`` adds unshare.
+
+    SIGINT and SIGQUIT start at their defaults whatever this process inherited.
+    """
+    argv = [*_default_signals_argv(), "bash", "--noprofile", "--norc", "--noediting", "-i"]
     return [*isolation_argv(), *argv] if isolated else argv
 
 
