@@ -13,9 +13,8 @@ the replacement path is measured too.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
+
+from render_parse import _timeit  # bench/ is on sys.path when run as a script
 
 from aw_lookahead.prompts import render_messages
 from aw_lookahead.redact import Redactor
@@ -40,16 +39,6 @@ def _history(turns: int) -> Trajectory:
             for i in range(turns)
         ],
     )
-
-
-def _timeit(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
 
 
 def main() -> None:
