@@ -129,3 +129,27 @@ def test_cache_records_are_redacted(tmp_path: Path) -> None:
 def test_max_bytes_must_be_sensible() -> None:
     with pytest.raises(UsageError, match="max_bytes"):
         PredictionCache(max_bytes=10)
+
+
+def test_a_file_replaced_on_the_same_inode_is_indexed_again(tmp_path: Path) -> None:
+    # A filesystem may hand a compacted file the inode of the one it replaced; the
+    # reader must not trust offsets from the old content.
+    path = tmp_path / "cache.jsonl"
+    writer = PredictionCache(path=path)
+    for i in range(5):
+        writer.put(f"old-{i}", Prediction(action=f"echo {i}", observation=f"old {i}"))
+    reader = PredictionCache(path=path)
+    assert reader.get("old-3") is not None
+    inode = path.stat().st_ino
+    other = tmp_path / "other.jsonl"
+    fresh = PredictionCache(path=other)
+    for i in range(8):
+        fresh.put(f"new-{i}", Prediction(action=f"echo {i}", observation=f"new {i}"))
+    with path.open("r+b") as fh:
+        fh.write(other.read_bytes())
+    assert path.stat().st_ino == inode
+    reader.clear()
+    assert [reader.get(f"new-{i}").observation for i in range(8)] == [  # type: ignore[union-attr]
+        f"new {i}" for i in range(8)
+    ]
+    assert reader.get("old-3") is None

@@ -38,6 +38,7 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from aw_lookahead._contract import render_user_turn
 from aw_lookahead.errors import UsageError
@@ -111,7 +112,7 @@ class PredictionCache:
         self._mem: OrderedDict[str, Prediction] = OrderedDict()
         self._disk: dict[str, int] = {}
         self._indexed = 0
-        self._ident: tuple[int, int] | None = None
+        self._ident: tuple[int, int, bytes] | None = None
         if self.path is not None:
             self._refresh()
 
@@ -128,7 +129,7 @@ class PredictionCache:
             return
         with fh:
             st = os.fstat(fh.fileno())
-            ident = (st.st_dev, st.st_ino)
+            ident = (st.st_dev, st.st_ino, _head(fh))
             if ident != self._ident or st.st_size < self._indexed:
                 self._disk.clear()
                 self._indexed, self._ident = 0, ident
@@ -160,8 +161,12 @@ class PredictionCache:
     def _lookup_disk(self, key: str) -> Prediction | None:
         if self.path is None:
             return None
+        stale = key in self._disk
         found = self._read_disk(key)
         if found is None:
+            if stale:
+                # The offset pointed at another line: the file changed under an index we trusted.
+                self._ident = None
             self._refresh()
             found = self._read_disk(key)
         return found
@@ -224,11 +229,12 @@ class PredictionCache:
                     view = view[os.write(fd, view) :]
                 end = os.lseek(fd, 0, os.SEEK_CUR)
                 st = os.fstat(fd)
+                head = _head_at(fd)
             finally:
                 os.close(fd)
             offset = end - len(line)
             self._disk[key] = offset
-            if (st.st_dev, st.st_ino) == self._ident and offset == self._indexed:
+            if (st.st_dev, st.st_ino, head) == self._ident and offset == self._indexed:
                 self._indexed = end
             if end > self.max_bytes:
                 self._compact()
@@ -269,6 +275,24 @@ class PredictionCache:
     def clear(self) -> None:
         """Forget the in-memory entries (the file is left as it is)."""
         self._mem.clear()
+
+
+_HEAD_BYTES = 512
+
+
+def _head(fh: BinaryIO) -> bytes:
+    """The file's first bytes: with the inode they tell a compacted file from the one it replaced.
+
+    A filesystem may give the new file the inode of a deleted one; its first
+    line is still new, because compaction always drops the oldest entries.
+    """
+    head = fh.read(_HEAD_BYTES)
+    fh.seek(0)
+    return head.split(b"\n", 1)[0]
+
+
+def _head_at(fd: int) -> bytes:
+    return os.pread(fd, _HEAD_BYTES, 0).split(b"\n", 1)[0]
 
 
 def _line_key(line: bytes) -> str | None:
