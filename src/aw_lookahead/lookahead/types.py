@@ -109,9 +109,16 @@ _NEXT_STEP_ERROR = (
 
 
 class Decision(BaseModel):
-    """The engine's decision on one action, with its evidence."""
+    """The engine's decision on one action, with its evidence.
 
-    model_config = ConfigDict(extra="forbid")
+    When the action could not be checked, ``error`` is the failure as text,
+    ``error_type`` its exception's class name (e.g. ``"ServerUnreachableError"``)
+    and ``exception`` the exception itself, for ``isinstance`` checks
+    (e.g. against :class:`~aw_lookahead.errors.WorldModelError`); ``exception``
+    is left out of ``model_dump`` and JSON, and is ``None`` after a round trip.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
     action: Action
     kind: DecisionKind
@@ -125,6 +132,8 @@ class Decision(BaseModel):
     tokens: int = 0
     cached: bool = False
     error: str | None = None
+    error_type: str | None = None
+    exception: BaseException | None = Field(default=None, exclude=True, repr=False)
     index: int = 0
     metadata: dict[str, Any] = Field(default_factory=dict)
 
