@@ -170,4 +170,6 @@ async def test_decisions_keep_the_typed_exception() -> None:
     dumped = decision.model_dump(mode="json")
     assert "exception" not in dumped
     assert dumped["error_type"] == "ServerUnreachableError"
-    assert Decision.model_validate(dumped).exception is None
+    again = Decision.model_validate(dumped)
+    assert again.exception is None
+    assert again == decision

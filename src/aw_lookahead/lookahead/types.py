@@ -115,7 +115,8 @@ class Decision(BaseModel):
     ``error_type`` its exception's class name (e.g. ``"ServerUnreachableError"``)
     and ``exception`` the exception itself, for ``isinstance`` checks
     (e.g. against :class:`~aw_lookahead.errors.WorldModelError`); ``exception``
-    is left out of ``model_dump`` and JSON, and is ``None`` after a round trip.
+    is left out of ``model_dump``, JSON and equality, so a decision still equals
+    its JSON round trip (where ``exception`` is ``None``).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -136,6 +137,11 @@ class Decision(BaseModel):
     exception: BaseException | None = Field(default=None, exclude=True, repr=False)
     index: int = 0
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Decision):
+            return NotImplemented
+        return _without_exception(self) == _without_exception(other)
 
     @property
     def executes(self) -> bool:
@@ -174,6 +180,10 @@ class Decision(BaseModel):
         if self.kind is DecisionKind.SKIPPED:
             return f"[lookahead] Executed without simulation ({self.reason}): {act}"
         return f"[lookahead] Predicted {self.outcome.value}; executing: {act}"
+
+
+def _without_exception(decision: Decision) -> dict[str, Any]:
+    return {k: v for k, v in decision.__dict__.items() if k != "exception"}
 
 
 class SelectResult(BaseModel):
