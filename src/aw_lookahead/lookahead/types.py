@@ -143,6 +143,8 @@ class Decision(BaseModel):
             return NotImplemented
         return _without_exception(self) == _without_exception(other)
 
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as before
+
     @property
     def executes(self) -> bool:
         """True when the action should run for real."""

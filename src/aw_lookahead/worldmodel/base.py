@@ -17,7 +17,6 @@ world model written against the bare protocol keeps working:
 from __future__ import annotations
 
 import asyncio
-import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, overload, runtime_checkable
@@ -198,8 +197,10 @@ def check_world_model(world_model: object) -> None:
     """Raise :class:`~aw_lookahead.errors.ConfigError` naming what ``world_model`` lacks.
 
     Checks the required members of :class:`WorldModel` (``model_id`` must be a
-    ``str``; ``predict``/``predict_many`` coroutine functions) and the types of
-    the optional ones that are present.
+    ``str``; ``predict``/``predict_many`` callables) and the types of the
+    optional ones that are present. Whether the methods are async is not
+    checked (a wrapper may return an awaitable): a sync one fails at the first
+    step, and the engine's ``on_error`` takes it like any broken backend.
     """
     problems: list[str] = []
     for name, what in _REQUIRED.items():
@@ -214,8 +215,8 @@ def check_world_model(world_model: object) -> None:
         if name == "model_id":
             if not isinstance(value, str):
                 problems.append(f"model_id is {type(value).__name__}, not str ({what})")
-        elif not inspect.iscoroutinefunction(value):
-            problems.append(f"{name} is not an async method ({what})")
+        elif not callable(value):
+            problems.append(f"{name} is not callable ({what})")
     for name in ("prepare_step", "predict_step"):
         value = getattr(world_model, name, None)
         if value is not None and not callable(value):
