@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,10 @@ from aw_lookahead.lookahead import (
     PredictionCache,
     Verdict,
 )
+from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel import FunctionWorldModel, Prediction
+from render_support import RenderCounter
 
 OUTPUTS = {
     "nope": "bash: nope: command not found",
@@ -160,13 +163,14 @@ async def test_cache_identical_state_costs_nothing_repeat_later_is_fresh() -> No
 
 async def test_call_index_separates_repeats_with_identical_render() -> None:
     """Two histories that render alike still differ by the call index of the action."""
-    from aw_lookahead.lookahead.cache import StepKeys
+    from aw_lookahead.lookahead.cache import step_keys
+    from aw_lookahead.worldmodel.base import Step
 
     traj = TRAJ.with_turn("ls", "a")
-    keys = StepKeys("m", traj)
-    assert keys.key("ls") != keys.key("pwd")
-    assert StepKeys("m", traj).key("ls") == keys.key("ls")
-    assert StepKeys("other", traj).key("ls") != keys.key("ls")
+    ls, pwd = step_keys("m", Step(traj, ["ls", "pwd"]))
+    assert ls != pwd
+    assert step_keys("m", Step(traj, ["ls"])) == [ls]
+    assert step_keys("other", Step(traj, ["ls"])) != [ls]
 
 
 async def test_disk_cache_survives_restart(tmp_path: Path) -> None:
@@ -195,3 +199,66 @@ def test_sync_wrappers_and_config_errors() -> None:
         Lookahead(shell_model(), on_error="shrug")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="deadline"):
         Lookahead(shell_model(), deadline_s=0)
+
+
+class ProtocolOnly:
+    """A world model written against the bare protocol: no base class, no step members."""
+
+    def __init__(self, prompts: PromptSet | None = None) -> None:
+        self.prompts = prompts
+        self.calls = 0
+
+    @property
+    def model_id(self) -> str:
+        return "protocol-only"
+
+    async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
+        self.calls += 1
+        return Prediction(action=action, observation=f"ok {action_text(action)}")
+
+    async def predict_many(
+        self, trajectory: Trajectory, actions: Sequence[Action], *, return_exceptions: bool = False
+    ) -> list[Prediction]:
+        return [await self.predict(trajectory, a) for a in actions]
+
+
+async def test_a_protocol_only_world_model_takes_the_default_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wm = ProtocolOnly(PromptSet(tool_layout="full"))
+    lk = Lookahead(wm)
+    assert lk.prompts is wm.prompts
+    counter = RenderCounter(monkeypatch)
+    traj = TRAJ.with_turn("ls", "a.txt")
+    decisions = await lk.gate(traj, ["echo a", "echo b", "echo c", "echo a"])
+    assert counter.take() == 1
+    assert wm.calls == 3
+    assert [d.kind for d in decisions] == [DecisionKind.EXECUTE] * 4
+    await lk.gate(traj, ["echo a", "echo b", "echo c"])
+    assert counter.take() == 1
+    assert wm.calls == 3
+    function = FunctionWorldModel(lambda t, a: "ok")
+    await Lookahead(function, cache=False).select(traj, ["echo a", "echo b", "echo c"])
+    assert counter.take() == 0, "without a cache an unrendering world model renders nothing"
+
+
+class NoModelId:
+    async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
+        raise NotImplementedError
+
+    predict_many = None
+
+
+def test_the_protocol_is_checked_at_construction() -> None:
+    with pytest.raises(ConfigError) as info:
+        Lookahead(NoModelId())  # type: ignore[arg-type]
+    text = str(info.value)
+    assert "NoModelId" in text
+    assert "model_id is missing" in text
+    assert "predict_many is not callable" in text
+    assert "predict is" not in text
+    assert "BaseWorldModel" in text
+    wrong = ProtocolOnly()
+    wrong.prompts = "prompts/"  # type: ignore[assignment]
+    with pytest.raises(ConfigError, match="prompts is str, not a PromptSet"):
+        Lookahead(wrong)

@@ -13,6 +13,7 @@ import pytest
 
 from aw_lookahead.errors import ContextTooLongError, ServerUnreachableError
 from aw_lookahead.lookahead import (
+    Decision,
     DecisionKind,
     Lookahead,
     RiskRouter,
@@ -156,3 +157,19 @@ async def test_select_without_simulation_skips_destructive_candidates() -> None:
     assert result.chosen is not None
     assert result.chosen.action == "make clean"
     assert [d.kind for d in result.pruned] == [DecisionKind.VETO]
+
+
+async def test_decisions_keep_the_typed_exception() -> None:
+    lk = Lookahead(failing(DOWN))
+    [decision] = await lk.gate(TERM, ["cat missing.txt"])
+    assert isinstance(decision.exception, ServerUnreachableError)
+    assert decision.exception is DOWN
+    assert decision.error_type == "ServerUnreachableError"
+    assert decision.error is not None
+    assert "ServerUnreachableError" in decision.error
+    dumped = decision.model_dump(mode="json")
+    assert "exception" not in dumped
+    assert dumped["error_type"] == "ServerUnreachableError"
+    again = Decision.model_validate(dumped)
+    assert again.exception is None
+    assert again == decision

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -12,6 +13,7 @@ from openai import AsyncOpenAI
 from aw_lookahead.lookahead import DecisionKind, LLMJudge, Lookahead, Outcome, RuleJudge
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import OpenAIWorldModel, Prediction
+from render_support import RenderCounter
 
 pytestmark = pytest.mark.integration
 
@@ -146,3 +148,71 @@ async def test_llm_judge_rejects_unstructured_reply(vllm_server: Any) -> None:
         with pytest.raises(JudgeError) as info:
             await judge.judge(TRAJ, "ls", prediction)
     assert info.value.raw
+
+
+async def test_the_history_is_rendered_once_per_step(
+    vllm_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One history render per step: cache keys, context budget and K requests share it."""
+    from aw_lookahead.prompts import render_messages
+    from aw_lookahead.redact import redact_messages
+
+    tools = [
+        {"name": "read_file", "description": "Read a file.", "inputSchema": {"type": "object"}},
+        {"name": "write_file", "description": "Write a file.", "inputSchema": {"type": "object"}},
+    ]
+    mcp = Trajectory(domain="mcp", task="Note the date in notes.txt", tools=tools).with_turn(
+        {"name": "read_file", "arguments": {"path": "notes.txt"}}, "(empty file)"
+    )
+    terminal: list[Action] = ["ls *.py", "find . -name '*.py'", "git ls-files '*.py'", "ls -R"]
+    mcp_calls: list[Action] = [
+        {"name": "write_file", "arguments": {"path": "notes.txt", "content": "1 Dec"}},
+        {"name": "read_file", "arguments": {"path": "notes.txt"}},
+        {"name": "write_file", "arguments": {"path": "other.txt", "content": "1 Dec"}},
+    ]
+    expected = {
+        json_key(m)
+        for traj, actions in ((TRAJ, terminal), (mcp, mcp_calls))
+        for a in actions
+        for m in [redact_messages(render_messages(traj, a))]
+    }
+    bodies: list[bytes] = []
+
+    async def on_request(request: httpx.Request) -> None:
+        if request.url.path.endswith("/chat/completions"):
+            bodies.append(request.content)
+
+    http = httpx.AsyncClient(event_hooks={"request": [on_request]}, trust_env=False)
+    client = AsyncOpenAI(
+        base_url=vllm_server.base_url,
+        api_key=vllm_server.api_key,
+        http_client=http,
+        max_retries=0,
+    )
+    wm = OpenAIWorldModel(vllm_server.model, client=client, max_tokens=24, timeout=600)
+    await wm.resolve_model()  # learn max_model_len now, so the budget check runs every step
+    assert wm._max_model_len is not None
+    lk = Lookahead(wm)
+    counter = RenderCounter(monkeypatch)
+
+    result = await lk.select(TRAJ, terminal)
+    assert counter.take() == 1
+    assert len(bodies) == 4
+    assert all(d.prediction is not None for d in result.decisions)
+    decisions = await lk.gate(mcp, mcp_calls)
+    assert counter.take() == 1
+    assert len(bodies) == 7
+    assert all(d.prediction is not None for d in decisions)
+    again = await lk.select(TRAJ, terminal)
+    assert counter.take() == 1, "a step answered from the cache still renders once (its keys)"
+    assert len(bodies) == 7
+    assert all(d.cached for d in again.decisions)
+    rollout = await lk.rollout(TRAJ, ["mkdir out", "ls out"])
+    assert counter.take() == len(rollout.steps)
+    sent = {json_key(json.loads(b)["messages"]) for b in bodies[:7]}
+    assert sent == expected, "the single rendering is byte for byte what render_messages gives"
+    await http.aclose()
+
+
+def json_key(messages: list[dict[str, Any]]) -> str:
+    return json.dumps(messages, sort_keys=True)

@@ -65,7 +65,11 @@ class EngineStats:
 
 @dataclass
 class Slot:
-    """One action to simulate in a step, and what became of it."""
+    """One action to simulate in a step, and what became of it.
+
+    ``error`` is the failure as text; ``exception`` the exception behind it,
+    when there was one (a world model's typed error, a judge's, a deadline).
+    """
 
     action: Action
     index: int
@@ -74,6 +78,7 @@ class Slot:
     prediction: Prediction | None = None
     cached: bool = False
     error: str | None = None
+    exception: BaseException | None = None
     verdict: Verdict | None = None
     judge_s: float = 0.0
 
@@ -106,6 +111,8 @@ def decide(slot: Slot, *, veto_outcomes: Set[Outcome]) -> Decision:
             tokens=tokens,
             cached=slot.cached,
             error=error,
+            error_type=type(slot.exception).__name__ if slot.exception is not None else None,
+            exception=slot.exception,
             index=slot.index,
             metadata=meta,
         )

@@ -2,10 +2,13 @@
 
 The key is a SHA-256 over the world model's ``model_id``, the rendered chat
 messages (system prompt, history and the action's turn, exactly what the
-model would see) and the *call index*: how many identical actions the history
-already holds. The call index keeps ``ls`` at turn 9 apart from ``ls`` at
-turn 2 even if a renderer ever dropped old turns, so a repeated call is
-simulated afresh rather than collapsed into the first one.
+model would see, the called tool's definition included in the compact MCP
+layout) and the *call index*: how many identical actions the history already
+holds. The messages are the step's own rendering (:class:`~aw_lookahead.
+worldmodel.base.Step`), made once per step and also sent to the server, so
+the key cannot drift from the request. The call index keeps ``ls`` at turn 9
+apart from ``ls`` at turn 2 even if a renderer ever dropped old turns, so a
+repeated call is simulated afresh rather than collapsed into the first one.
 
 Guarantees: an in-memory LRU of ``maxsize`` entries; with ``path`` an
 append-only JSONL file that survives restarts and can be shared by several
@@ -35,19 +38,17 @@ import hashlib
 import json
 import os
 import tempfile
-from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from aw_lookahead._contract import render_user_turn
 from aw_lookahead.errors import UsageError
-from aw_lookahead.prompts import PromptSet, history_messages
 from aw_lookahead.redact import redact_record
 from aw_lookahead.trajectory import Action, Trajectory, action_text
-from aw_lookahead.worldmodel.base import Prediction
+from aw_lookahead.worldmodel.base import Prediction, Step
 
-__all__ = ["DEFAULT_MAX_BYTES", "PredictionCache", "StepKeys", "call_index"]
+__all__ = ["DEFAULT_MAX_BYTES", "PredictionCache", "call_index", "step_keys"]
 
 
 def call_index(trajectory: Trajectory, action: Action) -> int:
@@ -56,37 +57,21 @@ def call_index(trajectory: Trajectory, action: Action) -> int:
     return sum(1 for t in trajectory.turns if action_text(t.action) == text)
 
 
-class StepKeys:
-    """Cache keys for the candidates of one step; the history is rendered and hashed once."""
-
-    def __init__(self, model_id: str, trajectory: Trajectory, prompts: PromptSet | None = None):
-        self._trajectory = trajectory
-        digest = hashlib.sha256(model_id.encode())
-        # The compact MCP layout puts a called tool's definition into the action's own turn,
-        # which the key below does not render: hash the definitions here instead.
-        tools = json.dumps(trajectory.tools, sort_keys=True, ensure_ascii=False)
-        digest.update(b"\x00tools\x00" + tools.encode())
-        for message in history_messages(trajectory, prompts=prompts):
-            digest.update(b"\x00" + message["role"].encode() + b"\x00")
-            digest.update(message["content"].encode())
-        self._prefix = digest
-        self._texts = [action_text(t.action) for t in trajectory.turns]
-
-    def key(self, action: Action) -> str:
-        """The key of ``action`` after this step's history."""
-        traj = self._trajectory
-        first = not traj.turns
-        last = render_user_turn(
-            len(traj.turns) + 1,
-            action,
-            task=traj.task if first else None,
-            state=traj.initial_state if first else None,
-        )
-        text = action_text(action)
-        index = self._texts.count(text)
-        digest = self._prefix.copy()
-        digest.update(b"\x00user\x00" + last.encode() + f"\x00#{index}".encode())
-        return digest.hexdigest()
+def step_keys(model_id: str, step: Step) -> list[str]:
+    """The cache key of each action of ``step``, from its rendering (history hashed once)."""
+    rendered = step.messages
+    digest = hashlib.sha256(model_id.encode())
+    for message in rendered.history:
+        digest.update(b"\x00" + message["role"].encode() + b"\x00")
+        digest.update(message["content"].encode())
+    seen = Counter(action_text(t.action) for t in step.trajectory.turns)
+    keys: list[str] = []
+    for action, last in zip(step.actions, rendered.last, strict=True):
+        one = digest.copy()
+        one.update(b"\x00" + last["role"].encode() + b"\x00" + last["content"].encode())
+        one.update(f"\x00#{seen[action_text(action)]}".encode())
+        keys.append(one.hexdigest())
+    return keys
 
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -301,11 +286,3 @@ def _line_key(line: bytes) -> str | None:
     except (ValueError, KeyError, TypeError):
         return None
     return key if isinstance(key, str) else None
-
-
-def keys_for(
-    model_id: str, trajectory: Trajectory, actions: Sequence[Action], prompts: PromptSet | None
-) -> list[str]:
-    """Cache keys for ``actions`` after ``trajectory`` (see :class:`StepKeys`)."""
-    step = StepKeys(model_id, trajectory, prompts)
-    return [step.key(a) for a in actions]

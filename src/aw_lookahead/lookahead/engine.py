@@ -6,8 +6,14 @@ Guarantees:
   within ``deadline_s`` (per ``gate``/``select`` call, per step of
   ``rollout``) plus scheduling noise: the world-model call and the judges run
   under ``asyncio.timeout``. Nothing hangs on a dead server.
-* The actions that need a simulation go to the world model in ONE
-  ``predict_many`` call, so the server batches them and shares the prefix.
+* The actions that need a simulation go to the world model in ONE call
+  (``predict_step``, by default ``predict_many``), so the server batches them
+  and shares the prefix.
+* The history is rendered ONCE per step (:meth:`Step.messages
+  <aw_lookahead.worldmodel.base.Step>`): the cache keys and the world
+  model's requests are derived from that one rendering.
+* ``world_model`` is checked against the protocol when the engine is made;
+  a missing member is named in a ``ConfigError``.
 * A world model that is unreachable, times out, is out of context or answers
   garbage (any exception from it) leaves the action *unchecked*; so does a
   judge that fails. ``on_error`` decides (one definition, :mod:`.safety`):
@@ -34,19 +40,19 @@ signal, clipped to [0, 1]. Unsimulated survivors (unchecked, allowed by ``on_err
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from aw_lookahead._sync import run_sync
-from aw_lookahead.errors import ConfigError, UsageError, WorldModelError
+from aw_lookahead.errors import ConfigError, UsageError
 from aw_lookahead.trajectory import Action, Trajectory
-from aw_lookahead.worldmodel.base import Prediction, WorldModel
+from aw_lookahead.worldmodel.base import WorldModel, check_world_model, prepare_step, prompts_of
 
 from ._decide import EngineStats, decide, heuristic_score
 from ._decide import Slot as _Slot
-from .cache import PredictionCache, StepKeys
-from .judges import Judge, combine_verdicts
+from ._simulate import judge_slot, predict_groups
+from .cache import PredictionCache, step_keys
+from .judges import Judge
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
 from .safety import (
@@ -106,6 +112,7 @@ class Lookahead:
         cache: PredictionCache | Literal[False] | None = None,
         veto_outcomes: Iterable[Outcome] = _DEFAULT_VETO,
     ) -> None:
+        check_world_model(world_model)
         if simulate not in ("always", "risky", "never"):
             raise ConfigError(
                 f"simulate={simulate!r} is not valid; use 'always', 'risky' or 'never'"
@@ -129,7 +136,7 @@ class Lookahead:
             PredictionCache() if cache is None else None if cache is False else cache
         )
         self.veto_outcomes = frozenset(Outcome(o) for o in veto_outcomes)
-        self.prompts = getattr(world_model, "prompts", None)
+        self.prompts = prompts_of(world_model)
         self.stats = EngineStats()
         self._warn = WarnOnce()
 
@@ -283,93 +290,48 @@ class Lookahead:
         if not slots:
             return []
         deadline = asyncio.get_running_loop().time() + self.deadline_s
-        misses: dict[str, list[_Slot]] = {}
+        step = prepare_step(self.world_model, trajectory, [s.action for s in slots])
+        misses: dict[str, list[int]] = {}
         if self.cache is not None:
-            keys = StepKeys(self.world_model.model_id, trajectory, self.prompts)
-            for slot in slots:
-                slot.key = keys.key(slot.action)
-                hit = self.cache.get(slot.key)
+            for i, (slot, key) in enumerate(
+                zip(slots, step_keys(self.world_model.model_id, step), strict=True)
+            ):
+                slot.key = key
+                hit = self.cache.get(key)
                 if hit is not None:
                     slot.prediction, slot.cached = hit, True
                     self.stats.cache_hits += 1
                 else:
-                    misses.setdefault(slot.key, []).append(slot)
+                    misses.setdefault(key, []).append(i)
         else:
-            misses = {str(i): [s] for i, s in enumerate(slots)}
+            misses = {str(i): [i] for i in range(len(slots))}
         if misses:
-            await self._predict(trajectory, misses, deadline)
+            firsts = [group[0] for group in misses.values()]
+            if len(firsts) < len(slots):
+                step = step.select(firsts)
+            groups = [[slots[i] for i in group] for group in misses.values()]
+            self.stats.model_calls += len(groups)
+            await predict_groups(
+                self.world_model, step, groups, deadline=deadline, deadline_s=self.deadline_s
+            )
+            if self.cache is not None:
+                for group in groups:
+                    first = group[0]
+                    if first.prediction is not None and first.key:
+                        self.cache.put(first.key, first.prediction)
         judged = [s for s in slots if s.prediction is not None]
-        if len(judged) == 1:
-            await self._judge(trajectory, judged[0], task, deadline)
-        elif judged:
-            await asyncio.gather(*(self._judge(trajectory, s, task, deadline) for s in judged))
-        return [self._decision(trajectory, s) for s in slots]
-
-    async def _predict(
-        self, trajectory: Trajectory, misses: dict[str, list[_Slot]], deadline: float
-    ) -> None:
-        groups = list(misses.values())
-        self.stats.model_calls += len(groups)
-        results: Sequence[object]
-        try:
-            async with asyncio.timeout_at(deadline):
-                results = await self.world_model.predict_many(
-                    trajectory, [g[0].action for g in groups], return_exceptions=True
-                )
-        except TimeoutError:
-            results = [
-                f"the world model gave no prediction within the {self.deadline_s:g} s deadline"
-            ] * len(groups)
-        except Exception as exc:  # a broken backend must not break the agent: on_error decides
-            results = [f"the world model failed: {type(exc).__name__}: {exc}"] * len(groups)
-        if len(results) != len(groups):
-            results = [
-                f"the world model returned {len(results)} results for {len(groups)} actions"
-            ] * len(groups)
-        for group, result in zip(groups, results, strict=True):
-            for slot in group:
-                if isinstance(result, Prediction):
-                    slot.prediction = result
-                elif isinstance(result, WorldModelError):
-                    slot.error = f"{type(result).__name__}: {result}"
-                elif isinstance(result, str):
-                    slot.error = result
-                else:
-                    slot.error = (
-                        f"the world model returned {type(result).__name__}, not a Prediction"
-                    )
-            if isinstance(result, Prediction) and self.cache is not None and group[0].key:
-                self.cache.put(group[0].key, result)
-
-    async def _judge(
-        self, trajectory: Trajectory, slot: _Slot, task: str | None, deadline: float
-    ) -> None:
-        assert slot.prediction is not None
-        started = time.perf_counter()
         task = task or trajectory.task
-        try:
-            async with asyncio.timeout_at(deadline):
-                if len(self.judges) == 1:
-                    verdicts = [
-                        await self.judges[0].judge(
-                            trajectory, slot.action, slot.prediction, task=task
-                        )
-                    ]
-                else:
-                    verdicts = list(
-                        await asyncio.gather(
-                            *(
-                                j.judge(trajectory, slot.action, slot.prediction, task=task)
-                                for j in self.judges
-                            )
-                        )
-                    )
-            slot.verdict = combine_verdicts(verdicts)
-        except TimeoutError:
-            slot.error = f"the judges gave no verdict within the {self.deadline_s:g} s deadline"
-        except Exception as exc:  # JudgeError and broken judges: on_error decides, never a pass
-            slot.error = f"{type(exc).__name__}: {exc}"
-        slot.judge_s = time.perf_counter() - started
+        judging = [
+            judge_slot(
+                self.judges, trajectory, s, task=task, deadline=deadline, deadline_s=self.deadline_s
+            )
+            for s in judged
+        ]
+        if len(judging) == 1:
+            await judging[0]
+        elif judging:
+            await asyncio.gather(*judging)
+        return [self._decision(trajectory, s) for s in slots]
 
     # ------------------------------------------------------------------ decisions
 

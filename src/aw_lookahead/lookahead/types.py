@@ -109,9 +109,17 @@ _NEXT_STEP_ERROR = (
 
 
 class Decision(BaseModel):
-    """The engine's decision on one action, with its evidence."""
+    """The engine's decision on one action, with its evidence.
 
-    model_config = ConfigDict(extra="forbid")
+    When the action could not be checked, ``error`` is the failure as text,
+    ``error_type`` its exception's class name (e.g. ``"ServerUnreachableError"``)
+    and ``exception`` the exception itself, for ``isinstance`` checks
+    (e.g. against :class:`~aw_lookahead.errors.WorldModelError`); ``exception``
+    is left out of ``model_dump``, JSON and equality, so a decision still equals
+    its JSON round trip (where ``exception`` is ``None``).
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
     action: Action
     kind: DecisionKind
@@ -125,8 +133,17 @@ class Decision(BaseModel):
     tokens: int = 0
     cached: bool = False
     error: str | None = None
+    error_type: str | None = None
+    exception: BaseException | None = Field(default=None, exclude=True, repr=False)
     index: int = 0
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Decision):
+            return NotImplemented
+        return _without_exception(self) == _without_exception(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as before
 
     @property
     def executes(self) -> bool:
@@ -165,6 +182,10 @@ class Decision(BaseModel):
         if self.kind is DecisionKind.SKIPPED:
             return f"[lookahead] Executed without simulation ({self.reason}): {act}"
         return f"[lookahead] Predicted {self.outcome.value}; executing: {act}"
+
+
+def _without_exception(decision: Decision) -> dict[str, Any]:
+    return {k: v for k, v in decision.__dict__.items() if k != "exception"}
 
 
 class SelectResult(BaseModel):

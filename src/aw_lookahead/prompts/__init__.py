@@ -10,6 +10,8 @@
   system prompt, each called tool's definition in the turn that first calls
   it); ``PromptSet(tool_layout="full")`` keeps every definition in the system
   prompt.
+* :func:`render_step` renders a step's K candidates at once: the history
+  once, each candidate's last turn apart (:class:`StepMessages`).
 * :func:`parse_reply` recovers the predicted observation from a reply.
 """
 
@@ -18,10 +20,12 @@ from __future__ import annotations
 from .parse import ParsedReply, parse_reply
 from .render import (
     PromptSet,
+    StepMessages,
     ToolLayout,
     default_prompts,
     history_messages,
     render_messages,
+    render_step,
     tool_definition_text,
     tool_definitions_text,
     tool_names_text,
@@ -30,11 +34,13 @@ from .render import (
 __all__ = [
     "ParsedReply",
     "PromptSet",
+    "StepMessages",
     "ToolLayout",
     "default_prompts",
     "history_messages",
     "parse_reply",
     "render_messages",
+    "render_step",
     "tool_definition_text",
     "tool_definitions_text",
     "tool_names_text",

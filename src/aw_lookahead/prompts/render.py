@@ -6,6 +6,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -196,6 +197,12 @@ class _ToolDefiner:
         tool = self._tools.pop(name, None) if isinstance(name, str) else None
         return tool_definition_text(tool, brief=self._brief) if tool is not None else None
 
+    def peek(self, action: Action) -> str | None:
+        """The definition ``take`` would hand out, leaving it for the next candidate."""
+        name = action.get("name") if isinstance(action, dict) else None
+        tool = self._tools.get(name) if isinstance(name, str) else None
+        return tool_definition_text(tool, brief=self._brief) if tool is not None else None
+
 
 def history_messages(
     trajectory: Trajectory,
@@ -257,19 +264,67 @@ def render_messages(
     when no earlier rendered turn carries it) goes only into the last message,
     so all candidates of one step share every earlier message byte for byte.
     """
+    step = render_step(
+        trajectory, [action], prompts=prompts, skip_turns=skip_turns, brief_tools=brief_tools
+    )
+    return step.messages(0)
+
+
+@dataclass(frozen=True)
+class StepMessages:
+    """One step's chat messages: the shared history once, and each candidate's last user turn.
+
+    ``messages(i)`` is exactly what :func:`render_messages` gives for
+    candidate ``i`` with the same ``skip_turns`` / ``brief_tools``; the
+    history is rendered once for all candidates of the step.
+    """
+
+    history: tuple[Message, ...]
+    last: tuple[Message, ...]
+    skip_turns: int = 0
+    brief_tools: bool = False
+
+    def messages(self, index: int) -> list[Message]:
+        """The full request of candidate ``index``: history plus its last turn."""
+        return [*self.history, self.last[index]]
+
+    def select(self, indices: Sequence[int]) -> StepMessages:
+        """The same history with the last turns of ``indices`` only (no new rendering)."""
+        return StepMessages(
+            self.history, tuple(self.last[i] for i in indices), self.skip_turns, self.brief_tools
+        )
+
+    @functools.cached_property
+    def _history_bytes(self) -> int:
+        return sum(len(m["content"].encode("utf-8")) + 8 for m in self.history)
+
+    def size_bytes(self, index: int) -> int:
+        """A cheap size estimate of candidate ``index``'s request (UTF-8 bytes + 8 per message)."""
+        return self._history_bytes + len(self.last[index]["content"].encode("utf-8")) + 8
+
+
+def render_step(
+    trajectory: Trajectory,
+    actions: Sequence[Action],
+    *,
+    prompts: PromptSet | None = None,
+    skip_turns: int = 0,
+    brief_tools: bool = False,
+) -> StepMessages:
+    """Render the history once and each action's last user turn (see :func:`render_messages`)."""
     definer = _ToolDefiner(trajectory, prompts, brief_tools)
-    messages = _history(trajectory, prompts, skip_turns, definer)
+    history = _history(trajectory, prompts, skip_turns, definer)
     first = not trajectory.turns
-    messages.append(
+    task = trajectory.task if first else None
+    state = trajectory.initial_state if first else None
+    index = len(trajectory.turns) + 1
+    last = tuple(
         {
             "role": "user",
             "content": render_user_turn(
-                len(trajectory.turns) + 1,
-                action,
-                task=trajectory.task if first else None,
-                state=trajectory.initial_state if first else None,
-                tool=definer.take(action),
+                index, action, task=task, state=state, tool=definer.peek(action)
             ),
         }
+        for action in actions
     )
-    return messages
+    return StepMessages(tuple(history), last, skip_turns, brief_tools)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import BaseWorldModel, Prediction, Usage, WorldModel
+from .base import BaseWorldModel, Prediction, Step, StepWorldModel, Usage, WorldModel
 from .function import FunctionWorldModel
 from .openai_api import DEFAULT_BASE_URL, ModelInfo, OpenAIWorldModel
 from .sync import SyncWorldModel
@@ -26,6 +26,8 @@ __all__ = [
     "ModelInfo",
     "OpenAIWorldModel",
     "Prediction",
+    "Step",
+    "StepWorldModel",
     "SyncWorldModel",
     "Usage",
     "VLLMOfflineWorldModel",

@@ -18,9 +18,10 @@ import openai
 from openai import AsyncOpenAI
 
 from aw_lookahead.errors import ContextTooLongError
-from aw_lookahead.prompts import PromptSet, render_messages
 from aw_lookahead.redact import redact_messages
-from aw_lookahead.trajectory import Action, Trajectory, action_text
+from aw_lookahead.trajectory import action_text
+
+from .base import Step
 
 __all__ = ["context_too_long", "count_tokens", "is_context_error", "plan_skip"]
 
@@ -70,34 +71,36 @@ async def count_tokens(
 
 
 async def plan_skip(
-    trajectory: Trajectory,
-    longest: Action,
+    step: Step,
     *,
     client: AsyncOpenAI,
     base_url: str,
     model: str,
     max_model_len: int | None,
     max_tokens: int,
-    prompts: PromptSet | None,
     request_timeout: float,
 ) -> tuple[int, bool]:
     """How many old turns to drop, and whether to shorten tool descriptions, to fit the context.
 
-    History goes first (oldest turns after the first); tool definitions are
-    kept, since they ride with the turns that use them, and only when no
-    droppable turn is left are their descriptions shortened (``brief``).
+    Sized on the step's longest request, from the step's own rendering (a
+    trimmed rendering is made, once for the whole step, only when the
+    untrimmed one may not fit). History goes first (oldest turns after the
+    first); tool definitions are kept, since they ride with the turns that
+    use them, and only when no droppable turn is left are their descriptions
+    shortened (``brief``).
     """
     if max_model_len is None:
         return 0, False
+    trajectory = step.trajectory
     budget = max_model_len - max_tokens
     skip, brief = 0, False
     for _ in range(10):
-        messages = render_messages(
-            trajectory, longest, prompts=prompts, skip_turns=skip, brief_tools=brief
-        )
-        size = sum(len(m["content"].encode("utf-8")) + 8 for m in messages)
+        rendered = step.fit(skip, brief)
+        longest = max(range(len(step.actions)), key=rendered.size_bytes)
+        size = rendered.size_bytes(longest)
         if size < budget:
             return skip, brief
+        messages = rendered.messages(longest)
         tokens = await count_tokens(
             client, base_url, model, messages, request_timeout=request_timeout
         )

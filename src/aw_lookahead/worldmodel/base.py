@@ -1,4 +1,18 @@
-"""What a world model is (a protocol) and what it returns (a :class:`Prediction`)."""
+"""What a world model is (a protocol) and what it returns (a :class:`Prediction`).
+
+Besides the required members of :class:`WorldModel`, the engine uses three
+optional ones when a world model has them, with a default path otherwise
+(see :func:`prepare_step`, :func:`predict_step`, :func:`prompts_of`), so a
+world model written against the bare protocol keeps working:
+
+* ``prompts``: the :class:`~aw_lookahead.prompts.PromptSet` it renders with
+  (``None``: the packaged prompts); the default rendering for cache keys uses it.
+* ``prepare_step(trajectory, actions) -> Step``: render a step's candidates
+  once (:class:`Step`); the engine derives its cache keys from the rendering.
+* ``predict_step(step) -> list[Prediction | WorldModelError]``: predict a
+  step's actions from that rendering, settled (as ``return_exceptions=True``);
+  the default calls ``predict_many``.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +23,23 @@ from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aw_lookahead.errors import WorldModelError
+from aw_lookahead.errors import ConfigError, WorldModelError
 from aw_lookahead.prompts.parse import ParseMethod
+from aw_lookahead.prompts.render import PromptSet, StepMessages, render_step
 from aw_lookahead.trajectory import Action, Trajectory
 
-__all__ = ["BaseWorldModel", "Prediction", "Usage", "WorldModel"]
+__all__ = [
+    "BaseWorldModel",
+    "Prediction",
+    "Step",
+    "StepWorldModel",
+    "Usage",
+    "WorldModel",
+    "check_world_model",
+    "predict_step",
+    "prepare_step",
+    "prompts_of",
+]
 
 
 class Usage(BaseModel):
@@ -97,6 +123,143 @@ class WorldModel(Protocol):
         *,
         return_exceptions: bool = False,
     ) -> list[Prediction] | list[Prediction | WorldModelError]: ...
+
+
+class Step:
+    """The candidate actions of one step, rendered once, handed from the engine to the world model.
+
+    ``messages`` renders the history once and each action's last user turn
+    (:func:`~aw_lookahead.prompts.render_step`) on first use, so a world
+    model that never renders (a function, a replay) costs nothing unless the
+    engine needs cache keys. ``fit(skip_turns, brief_tools)`` is the
+    rendering trimmed to fit a context window, made once per setting and
+    shared by every action of the step. ``select`` keeps some actions and
+    every rendering made so far.
+    """
+
+    def __init__(
+        self,
+        trajectory: Trajectory,
+        actions: Sequence[Action],
+        *,
+        prompts: PromptSet | None = None,
+    ) -> None:
+        self.trajectory = trajectory
+        self.actions: tuple[Action, ...] = tuple(actions)
+        self.prompts = prompts
+        self._renders: dict[tuple[int, bool], StepMessages] = {}
+
+    @property
+    def messages(self) -> StepMessages:
+        """The untrimmed rendering: what the cache keys are derived from."""
+        return self.fit(0, False)
+
+    def fit(self, skip_turns: int, brief_tools: bool) -> StepMessages:
+        """The rendering with ``skip_turns`` old turns dropped (and tool descriptions cut)."""
+        key = (skip_turns, brief_tools)
+        found = self._renders.get(key)
+        if found is None:
+            found = self._renders[key] = render_step(
+                self.trajectory,
+                self.actions,
+                prompts=self.prompts,
+                skip_turns=skip_turns,
+                brief_tools=brief_tools,
+            )
+        return found
+
+    def select(self, indices: Sequence[int]) -> Step:
+        """A step of the actions at ``indices``, reusing this step's renderings."""
+        out = Step(self.trajectory, [self.actions[i] for i in indices], prompts=self.prompts)
+        out._renders = {k: r.select(indices) for k, r in self._renders.items()}
+        return out
+
+
+@runtime_checkable
+class StepWorldModel(WorldModel, Protocol):
+    """A world model with the optional step members (see the module docstring)."""
+
+    def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step: ...
+
+    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]: ...
+
+
+_REQUIRED: dict[str, str] = {
+    "model_id": "a str naming the model and its settings (the prediction cache keys on it)",
+    "predict": "async predict(trajectory, action) -> Prediction",
+    "predict_many": (
+        "async predict_many(trajectory, actions, *, return_exceptions=False) -> list[Prediction]"
+    ),
+}
+
+
+def check_world_model(world_model: object) -> None:
+    """Raise :class:`~aw_lookahead.errors.ConfigError` naming what ``world_model`` lacks.
+
+    Checks the required members of :class:`WorldModel` (``model_id`` must be a
+    ``str``; ``predict``/``predict_many`` callables) and the types of the
+    optional ones that are present. Whether the methods are async is not
+    checked (a wrapper may return an awaitable): a sync one fails at the first
+    step, and the engine's ``on_error`` takes it like any broken backend.
+    """
+    problems: list[str] = []
+    for name, what in _REQUIRED.items():
+        try:
+            value = getattr(world_model, name)
+        except AttributeError:
+            problems.append(f"{name} is missing ({what})")
+            continue
+        except Exception as exc:  # a property that raises: report it, do not crash here
+            problems.append(f"{name} raised {type(exc).__name__}: {exc} ({what})")
+            continue
+        if name == "model_id":
+            if not isinstance(value, str):
+                problems.append(f"model_id is {type(value).__name__}, not str ({what})")
+        elif not callable(value):
+            problems.append(f"{name} is not callable ({what})")
+    for name in ("prepare_step", "predict_step"):
+        value = getattr(world_model, name, None)
+        if value is not None and not callable(value):
+            problems.append(f"{name} is set but not callable")
+    prompts = getattr(world_model, "prompts", None)
+    if prompts is not None and not isinstance(prompts, PromptSet):
+        problems.append(f"prompts is {type(prompts).__name__}, not a PromptSet or None")
+    if problems:
+        raise ConfigError(
+            f"world_model {type(world_model).__name__} does not follow the WorldModel protocol: "
+            + "; ".join(problems)
+            + ". Subclass aw_lookahead.worldmodel.BaseWorldModel (implement model_id and "
+            "predict) or add the missing members."
+        )
+
+
+def prompts_of(world_model: object) -> PromptSet | None:
+    """The optional ``prompts`` of ``world_model`` (``None`` when it has none)."""
+    prompts = getattr(world_model, "prompts", None)
+    return prompts if isinstance(prompts, PromptSet) else None
+
+
+def prepare_step(world_model: object, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
+    """``world_model.prepare_step`` when it has one, else a lazily rendered :class:`Step`."""
+    method = getattr(world_model, "prepare_step", None)
+    if callable(method):
+        step = method(trajectory, actions)
+        if not isinstance(step, Step):
+            raise TypeError(
+                f"{type(world_model).__name__}.prepare_step returned {type(step).__name__}, "
+                "not a Step"
+            )
+        return step
+    return Step(trajectory, actions, prompts=prompts_of(world_model))
+
+
+async def predict_step(world_model: WorldModel, step: Step) -> list[Prediction | WorldModelError]:
+    """``world_model.predict_step`` when it has one, else ``predict_many``, settled."""
+    method = getattr(world_model, "predict_step", None)
+    if callable(method):
+        result: list[Prediction | WorldModelError] = await method(step)
+        return result
+    return await world_model.predict_many(step.trajectory, step.actions, return_exceptions=True)
 
 
 class BaseWorldModel(ABC):

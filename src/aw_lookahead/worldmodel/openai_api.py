@@ -45,13 +45,13 @@ from aw_lookahead.errors import (
     WorldModelError,
     WorldModelTimeoutError,
 )
-from aw_lookahead.prompts import PromptSet, render_messages
+from aw_lookahead.prompts import PromptSet
 from aw_lookahead.redact import redact_messages
-from aw_lookahead.trajectory import Action, Trajectory, action_text
+from aw_lookahead.trajectory import Action, Trajectory
 
 from ._context import context_too_long, is_context_error, plan_skip
 from ._reply import reply_prediction
-from .base import BaseWorldModel, Prediction, Usage
+from .base import BaseWorldModel, Prediction, Step, Usage
 from .provider import DEFAULT_BASE_URL, OpenAIProvider
 
 __all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
@@ -290,13 +290,10 @@ class OpenAIWorldModel(BaseWorldModel):
             return ServerError(self.base_url, exc.status_code, exc.message)
         return ServerError(self.base_url, None, str(exc))
 
-    async def _predict_one(
-        self, trajectory: Trajectory, action: Action, skip: int, brief: bool = False
-    ) -> Prediction:
+    async def _predict_one(self, step: Step, index: int, skip: int, brief: bool) -> Prediction:
+        trajectory, action = step.trajectory, step.actions[index]
         for _ in range(len(trajectory.turns) + 2):
-            messages = render_messages(
-                trajectory, action, prompts=self.prompts, skip_turns=skip, brief_tools=brief
-            )
+            messages = step.fit(skip, brief).messages(index)
             started = time.perf_counter()
             try:
                 completion = await self._create(messages)
@@ -359,32 +356,35 @@ class OpenAIWorldModel(BaseWorldModel):
     async def _predict_settled(
         self, trajectory: Trajectory, actions: Sequence[Action]
     ) -> list[Prediction | WorldModelError]:
-        if not actions:
+        return await self.predict_step(self.prepare_step(trajectory, actions))
+
+    def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
+        """The step's messages, rendered once with this model's prompts (see :class:`Step`)."""
+        return Step(trajectory, actions, prompts=self.prompts)
+
+    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
+        """Predict every action of ``step`` from its rendering; settled, in order."""
+        if not step.actions:
             return []
         async with self.provider.connect():
-            return await self._predict_connected(trajectory, actions)
+            return await self._predict_connected(step)
 
-    async def _predict_connected(
-        self, trajectory: Trajectory, actions: Sequence[Action]
-    ) -> list[Prediction | WorldModelError]:
+    async def _predict_connected(self, step: Step) -> list[Prediction | WorldModelError]:
         try:
             await self.resolve_model()
-            longest = max(actions, key=lambda a: len(action_text(a)))
             skip, brief = await plan_skip(
-                trajectory,
-                longest,
+                step,
                 client=self._client,
                 base_url=self.base_url,
                 model=self.model,
                 max_model_len=self._max_model_len,
                 max_tokens=self.max_tokens,
-                prompts=self.prompts,
                 request_timeout=self.timeout,
             )
         except WorldModelError as exc:
-            return [exc for _ in actions]
+            return [exc for _ in step.actions]
         results = await asyncio.gather(
-            *(self._predict_one(trajectory, a, skip, brief) for a in actions),
+            *(self._predict_one(step, i, skip, brief) for i in range(len(step.actions))),
             return_exceptions=True,
         )
         settled: list[Prediction | WorldModelError] = []
