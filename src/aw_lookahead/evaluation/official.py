@@ -31,21 +31,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-import openai
 from openai import AsyncOpenAI
 
 from aw_lookahead._contract import OBSERVATION_MARKER
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
-    ServerError,
     ServerUnreachableError,
     WorldModelError,
     WorldModelTimeoutError,
 )
 from aw_lookahead.prompts import PromptSet
-from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
 
@@ -214,11 +210,6 @@ class OfficialReply:
     model: str
 
 
-def request_timeout(seconds: float) -> dict[str, Any]:
-    """The ``timeout`` keyword: ``seconds`` overall, 5 s to connect (the client default)."""
-    return {"timeout": httpx.Timeout(seconds, connect=5.0)}
-
-
 def failure_kind(exc: WorldModelError) -> str:
     """A short code for why a request failed (``context_too_long``, ``timeout``, ...)."""
     if isinstance(exc, ContextTooLongError):
@@ -301,32 +292,17 @@ class OfficialModel:
             system = self.prompts.system(traj.domain, tools=traj.tools)
         return official_messages(sample.to_agentworldbench(system_str=system))
 
-    def _error(self, exc: Exception) -> WorldModelError:
-        from aw_lookahead.worldmodel._context import context_too_long, is_context_error
-
-        if isinstance(exc, openai.BadRequestError) and is_context_error(exc):
-            return context_too_long(exc)
-        if isinstance(exc, openai.APITimeoutError):
-            return WorldModelTimeoutError(self.base_url, self.timeout)
-        if isinstance(exc, openai.APIConnectionError):
-            return ServerUnreachableError(self.base_url, type(exc.__cause__ or exc).__name__)
-        if isinstance(exc, openai.APIStatusError):
-            return ServerError(self.base_url, exc.status_code, exc.message)
-        return ServerError(self.base_url, None, f"{type(exc).__name__}: {exc}")
-
     async def complete(self, messages: list[dict[str, str]]) -> OfficialReply:
         """One request with the reference body; the reply's content as sent (maybe empty)."""
         started = time.perf_counter()
-        try:
-            completion = await self._client.chat.completions.create(
-                model=self.model,
-                messages=redact_messages(messages),  # type: ignore[arg-type]
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
-                **request_timeout(self.timeout),
-            )
-        except (openai.OpenAIError, ValueError) as exc:
-            raise self._error(exc) from exc
+        completion = await self._lookup.provider.chat(
+            messages,
+            model=self.model,
+            timeout_s=self.timeout,
+            client=self._client,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+        )
         latency = time.perf_counter() - started
         if not completion.choices:
             return OfficialReply("", None, None, {}, latency, self.model)

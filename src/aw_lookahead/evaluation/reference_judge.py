@@ -34,12 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import openai
 from openai import AsyncOpenAI
 
-from aw_lookahead.errors import UsageError
-from aw_lookahead.redact import redact_messages
-from aw_lookahead.worldmodel.provider import OpenAIProvider
+from aw_lookahead.errors import UsageError, WorldModelError
+from aw_lookahead.worldmodel.provider import JUDGE_ENV_PREFIX, OpenAIProvider
 
 from ._verdict import parse_verdict
 from .official import (
@@ -50,7 +48,6 @@ from .official import (
     clean_marker,
     current_prompt,
     record_lists,
-    request_timeout,
     subtask,
 )
 
@@ -216,7 +213,7 @@ class ReferenceJudge:
             base_url=base_url,
             api_key=api_key,
             client=client,
-            env_prefix="AW_LOOKAHEAD_JUDGE",
+            env_prefix=JUDGE_ENV_PREFIX,
             max_retries=REFERENCE_RETRIES,
         )
         self.base_url = self.provider.base_url
@@ -244,14 +241,14 @@ class ReferenceJudge:
         for attempt in range(1, self.attempts + 1):
             out["attempts"] = attempt
             try:
-                completion = await self.provider.client.chat.completions.create(
+                completion = await self.provider.chat(
+                    messages,
                     model=self.model,
-                    messages=redact_messages(messages),  # type: ignore[arg-type]
+                    timeout_s=self.timeout,
                     max_tokens=self.max_tokens,
                     temperature=self.temperature,
-                    **request_timeout(self.timeout),
                 )
-            except (openai.OpenAIError, ValueError) as exc:
+            except WorldModelError as exc:
                 out["error"] = f"{type(exc).__name__}: {exc}"
                 await asyncio.sleep(self.retry_pause_s)
                 continue

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -111,12 +112,29 @@ class BaseWorldModel(ABC):
     @abstractmethod
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction: ...
 
+    async def _prepare_step(
+        self, trajectory: Trajectory, actions: Sequence[Action]
+    ) -> Callable[[Action], Awaitable[Prediction]]:
+        """What predicts one action of this step; the work shared by its candidates
+        (checking the server, fitting the history) is done here, once.
+
+        The default is :meth:`predict`. A ``WorldModelError`` raised here is
+        every candidate's result.
+        """
+        return functools.partial(self.predict, trajectory)
+
     async def _predict_settled(
         self, trajectory: Trajectory, actions: Sequence[Action]
     ) -> list[Prediction | WorldModelError]:
-        results = await asyncio.gather(
-            *(self.predict(trajectory, a) for a in actions), return_exceptions=True
-        )
+        """The one settle loop: the step prepared once, its candidates predicted
+        concurrently, each a prediction or its ``WorldModelError`` (bugs propagate)."""
+        if not actions:
+            return []
+        try:
+            predict_one = await self._prepare_step(trajectory, actions)
+        except WorldModelError as exc:
+            return [exc for _ in actions]
+        results = await asyncio.gather(*(predict_one(a) for a in actions), return_exceptions=True)
         settled: list[Prediction | WorldModelError] = []
         for r in results:
             if isinstance(r, Prediction | WorldModelError):
