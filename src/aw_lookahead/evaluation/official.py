@@ -44,6 +44,7 @@ from aw_lookahead.errors import (
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
+from aw_lookahead.worldmodel.provider import UsesProvider
 
 __all__ = [
     "NO_OUTPUT",
@@ -221,7 +222,7 @@ def failure_kind(exc: WorldModelError) -> str:
     return "server_error"
 
 
-class OfficialModel:
+class OfficialModel(UsesProvider):
     """Sends records to an OpenAI-compatible server exactly as the reference script does.
 
     Only ``model``, ``messages``, ``max_tokens`` and ``temperature`` go in the
@@ -251,13 +252,14 @@ class OfficialModel:
         self._lookup = OpenAIWorldModel(
             model, base_url=base_url, api_key=api_key, client=client, timeout=timeout
         )
-        self.base_url = self._lookup.base_url
+        self.provider = self._lookup.provider
+        self.base_url = self.provider.base_url
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.timeout = timeout
         self.retries = retries
         self.prompts = prompts
-        self._client = self._lookup.provider.client.with_options(max_retries=retries)
+        self._client = self.provider.client.with_options(max_retries=retries)
 
     @property
     def model(self) -> str:
@@ -270,15 +272,6 @@ class OfficialModel:
     async def list_models(self) -> list[ModelInfo]:
         """The models the server serves, with their context length where it says."""
         return await self._lookup.list_models()
-
-    async def aclose(self) -> None:
-        await self._lookup.aclose()
-
-    async def __aenter__(self) -> OfficialModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     def messages(self, sample: TurnSample) -> list[dict[str, str]]:
         """The request messages for ``sample``: its AgentWorldBench record, as it is.
@@ -295,7 +288,7 @@ class OfficialModel:
     async def complete(self, messages: list[dict[str, str]]) -> OfficialReply:
         """One request with the reference body; the reply's content as sent (maybe empty)."""
         started = time.perf_counter()
-        completion = await self._lookup.provider.chat(
+        completion = await self.provider.chat(
             messages,
             model=self.model,
             timeout_s=self.timeout,

@@ -37,7 +37,7 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from aw_lookahead.errors import UsageError, WorldModelError
-from aw_lookahead.worldmodel.provider import JUDGE_ENV_PREFIX, OpenAIProvider
+from aw_lookahead.worldmodel.provider import OpenAIProvider, UsesProvider
 
 from ._verdict import parse_verdict
 from .official import (
@@ -188,7 +188,7 @@ def reference_judge_messages(
 # --------------------------------------------------------------------------- the judge
 
 
-class ReferenceJudge:
+class ReferenceJudge(UsesProvider):
     """Scores predictions with the reference judge prompts and rules (see the module doc)."""
 
     kind = "reference"
@@ -209,12 +209,8 @@ class ReferenceJudge:
     ) -> None:
         self.model = model
         self.prompts = prompts
-        self.provider = OpenAIProvider.resolve(
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            env_prefix=JUDGE_ENV_PREFIX,
-            max_retries=REFERENCE_RETRIES,
+        self.provider = OpenAIProvider.for_judge(
+            base_url, api_key, client, max_retries=REFERENCE_RETRIES
         )
         self.base_url = self.provider.base_url
         self.max_tokens = max_tokens
@@ -222,9 +218,6 @@ class ReferenceJudge:
         self.attempts = max(1, attempts)
         self.timeout = timeout
         self.retry_pause_s = retry_pause_s
-
-    async def aclose(self) -> None:
-        await self.provider.aclose()
 
     async def verdict(self, record: dict[str, Any], model_output: str) -> dict[str, Any]:
         """Judge one prediction; the verdict dict stored under ``judge`` in ``judged.jsonl``."""

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
 from aw_lookahead.trajectory import TurnSample, action_text
-from aw_lookahead.worldmodel.provider import JUDGE_ENV_PREFIX, OpenAIProvider, request_body
+from aw_lookahead.worldmodel.provider import OpenAIProvider, UsesProvider, request_body
 
 from ._rubric import RUBRIC_SYSTEM, render_judge_user
 from .verifier import RuleResult
@@ -100,7 +100,7 @@ def parse_scores(text: str) -> JudgeScores:
         raise JudgeError(f"unusable judge reply: {str(exc).splitlines()[0]}", raw=text) from exc
 
 
-class RubricJudge:
+class RubricJudge(UsesProvider):
     """Scores predictions on our rubric with a chat model behind an OpenAI-compatible API.
 
     ``base_url`` / ``api_key`` default to ``AW_LOOKAHEAD_JUDGE_BASE_URL`` /
@@ -134,13 +134,7 @@ class RubricJudge:
             raise ConfigError(f"constraint must be 'regex' or 'json_schema', got {constraint!r}")
         self.constraint = constraint
         self.model = model
-        self.provider = OpenAIProvider.resolve(
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            env_prefix=JUDGE_ENV_PREFIX,
-            max_retries=2,
-        )
+        self.provider = OpenAIProvider.for_judge(base_url, api_key, client, max_retries=2)
         self.base_url = self.provider.base_url
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -148,9 +142,6 @@ class RubricJudge:
         self.retries = retries
         self.timeout = timeout
         self.max_context_chars = max_context_chars
-
-    async def aclose(self) -> None:
-        await self.provider.aclose()
 
     def messages(
         self, sample: TurnSample, prediction: str, rule: RuleResult | None

@@ -22,7 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction
-from aw_lookahead.worldmodel.provider import ENV_MODEL, OpenAIProvider, request_body
+from aw_lookahead.worldmodel.provider import (
+    ENV_MODEL,
+    OpenAIProvider,
+    UsesProvider,
+    request_body,
+)
 
 from .types import SEVERITY, Outcome, Signal, Verdict
 
@@ -96,7 +101,7 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit // 2] + "\n...\n" + text[-limit // 2 :]
 
 
-class LLMJudge:
+class LLMJudge(UsesProvider):
     """A chat model's verdict on a prediction, as strict JSON.
 
     Give ``base_url``/``model`` (defaults: the world model's environment,
@@ -143,16 +148,6 @@ class LLMJudge:
         self.max_chars = max_chars
         self.extra_body = dict(extra_body or {})
         self.structured = structured
-
-    async def aclose(self) -> None:
-        """Close the HTTP client this judge made (an injected client is left open)."""
-        await self.provider.aclose()
-
-    async def __aenter__(self) -> LLMJudge:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     @classmethod
     def from_world_model(cls, world_model: Any, **kwargs: Any) -> LLMJudge:

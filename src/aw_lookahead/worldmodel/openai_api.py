@@ -47,7 +47,14 @@ from aw_lookahead.trajectory import Action, Trajectory, action_text
 from ._context import plan_skip
 from ._reply import reply_prediction
 from .base import BaseWorldModel, Prediction, Usage
-from .provider import DEFAULT_BASE_URL, ENV_MODEL, ModelInfo, OpenAIProvider, request_body
+from .provider import (
+    DEFAULT_BASE_URL,
+    ENV_MODEL,
+    ModelInfo,
+    OpenAIProvider,
+    UsesProvider,
+    request_body,
+)
 
 __all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
 
@@ -60,7 +67,7 @@ def _retryable(exc: BaseException) -> bool:
     return status is not None and (status == 429 or status >= 500)
 
 
-class OpenAIWorldModel(BaseWorldModel):
+class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     """Predicts observations with a chat model behind an OpenAI-compatible API.
 
     Arguments default to the environment: ``AW_LOOKAHEAD_BASE_URL`` (else
@@ -155,15 +162,6 @@ class OpenAIWorldModel(BaseWorldModel):
             f"|t={self.temperature}|p={self.top_p}|k={self.top_k}|think={self.thinking}"
             f"|max={self.max_tokens}|seed={self.seed}"
         )
-
-    async def aclose(self) -> None:
-        await self.provider.aclose()
-
-    async def __aenter__(self) -> OpenAIWorldModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     # ------------------------------------------------------------------ server facts
 

@@ -39,7 +39,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 import openai
@@ -69,6 +69,7 @@ __all__ = [
     "JUDGE_ENV_PREFIX",
     "ModelInfo",
     "OpenAIProvider",
+    "UsesProvider",
     "context_too_long",
     "is_context_error",
     "map_error",
@@ -209,6 +210,24 @@ class OpenAIProvider:
         return self.injected is None
 
     @classmethod
+    def for_judge(
+        cls,
+        base_url: str | None,
+        api_key: str | None,
+        client: AsyncOpenAI | None,
+        *,
+        max_retries: int,
+    ) -> OpenAIProvider:
+        """:meth:`resolve` for an evaluation judge: its own ``AW_LOOKAHEAD_JUDGE_*`` variables."""
+        return cls.resolve(
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            env_prefix=JUDGE_ENV_PREFIX,
+            max_retries=max_retries,
+        )
+
+    @classmethod
     def resolve(
         cls,
         *,
@@ -336,3 +355,20 @@ class OpenAIProvider:
             mml = (m.model_extra or {}).get("max_model_len")
             out.append(ModelInfo(id=m.id, max_model_len=mml if isinstance(mml, int) else None))
         return out
+
+
+class UsesProvider:
+    """For components that talk through an :class:`OpenAIProvider` (world model, judges):
+    ``aclose`` and ``async with`` close the client the provider made (an injected
+    client is left open)."""
+
+    provider: OpenAIProvider
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
