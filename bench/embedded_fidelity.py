@@ -19,7 +19,7 @@ vs 3.3 s median on 24 short samples), so latency goals are read from
 Per domain and model it reports:
 
 * ``rule_pass``: share of predictions the rule verifier accepts
-  (``aw_lookahead.evaluation.rules.verify_sample``);
+  (``aw_lookahead.evaluation.verifier.verify_sample``);
 * ``masked_exact`` and ``line_f1``: the verifier's partial scores, averaged;
 * ``outcome_agreement``: the predicted observation and the real one agree on
   failure vs success, where failure means a FAILURE signal of the lookahead
@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead.errors import WorldModelError
-from aw_lookahead.evaluation.rules import verify_sample
+from aw_lookahead.evaluation.verifier import verify_sample
 from aw_lookahead.lookahead.rules import rule_signals
 from aw_lookahead.lookahead.types import Outcome
 from aw_lookahead.trajectory import Action, Domain, Trajectory, TurnSample, load_turn_samples

@@ -332,7 +332,7 @@ def test_adapter_beats_the_raw_base_on_the_fixed_samples(
             "the shipped adapter is a placeholder (provenance.json); ship the trained one "
             "with scripts/train_embedded.sh to enable this test"
         )
-    from aw_lookahead.evaluation.rules import verify_sample
+    from aw_lookahead.evaluation.verifier import verify_sample
     from aw_lookahead.trajectory import load_turn_samples
 
     samples = list(load_turn_samples(FIXED_SAMPLES))

@@ -11,13 +11,8 @@ from typing import Any
 
 from aw_lookahead.errors import UsageError
 from aw_lookahead.prompts import PromptSet
-from aw_lookahead.worldmodel.openai_api import (
-    DEFAULT_BASE_URL,
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_MODEL,
-    OpenAIWorldModel,
-)
+from aw_lookahead.worldmodel.openai_api import OpenAIWorldModel
+from aw_lookahead.worldmodel.provider import DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:

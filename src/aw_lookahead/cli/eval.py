@@ -17,6 +17,7 @@ from aw_lookahead.evaluation.official import (
     REFERENCE_TEMPERATURE,
     REFERENCE_TIMEOUT_S,
 )
+from aw_lookahead.worldmodel.provider import JUDGE_ENV_BASE_URL, JUDGE_ENV_MODEL
 
 from ._common import (
     add_prompts_option,
@@ -85,13 +86,13 @@ def register(subparsers: Any) -> None:
     p_judge.add_argument("--out", required=True, help="the result folder of `eval run`")
     p_judge.add_argument(
         "--judge-base-url",
-        default=os.environ.get("AW_LOOKAHEAD_JUDGE_BASE_URL"),
-        help="judge endpoint (env AW_LOOKAHEAD_JUDGE_BASE_URL)",
+        default=os.environ.get(JUDGE_ENV_BASE_URL),
+        help=f"judge endpoint (env {JUDGE_ENV_BASE_URL})",
     )
     p_judge.add_argument(
         "--judge-model",
-        default=os.environ.get("AW_LOOKAHEAD_JUDGE_MODEL"),
-        help="judge model (env AW_LOOKAHEAD_JUDGE_MODEL)",
+        default=os.environ.get(JUDGE_ENV_MODEL),
+        help=f"judge model (env {JUDGE_ENV_MODEL})",
     )
     p_judge.add_argument("--judge-api-key", default=None)
     p_judge.add_argument(
@@ -248,7 +249,7 @@ async def _served_context(model: Any) -> int | None:
 
 def _judge(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
-    from aw_lookahead.evaluation import LLMJudge, judge_predictions
+    from aw_lookahead.evaluation import RubricJudge, judge_predictions
     from aw_lookahead.evaluation.reference_judge import (
         ReferenceJudge,
         load_reference_judge_prompts,
@@ -281,7 +282,7 @@ def _judge(args: argparse.Namespace) -> int:
                 timeout=args.timeout or REFERENCE_TIMEOUT_S,
             )
         else:
-            judge = LLMJudge(
+            judge = RubricJudge(
                 args.judge_model,
                 base_url=args.judge_base_url,
                 api_key=args.judge_api_key,

@@ -2,7 +2,7 @@
 
 ``predict_samples`` (``eval run``; protocol ``official`` with an
 :class:`OfficialModel`, ours with any world model) -> ``judge_predictions``
-(``eval judge``; :class:`LLMJudge`, our rubric, or :class:`ReferenceJudge`)
+(``eval judge``; :class:`RubricJudge`, our rubric, or :class:`ReferenceJudge`)
 -> ``write_report`` (``eval report``); ``export_reference`` (``eval export``)
 writes the reference script's layout and ``usable_records`` reads either.
 ``verify`` / ``verify_sample`` are the rule verifier on its own;
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from ._io import finished_ids, latest_records, load_samples
 from .interop import export_reference, usable_records
-from .judge import DIMENSIONS, JudgeOutcome, JudgeScores, LLMJudge, to_published_scale
-from .judging import JudgeStats, judge_predictions
+from .judge_run import JudgeStats, judge_predictions
 from .masking import mask, normalize_ws
 from .official import OfficialModel, official_messages
 from .recording import parse_record_script, record_script
 from .reference_judge import ReferenceJudge, load_reference_judge_prompts
 from .report import PUBLISHED, build_report, render_markdown, write_report
-from .rules import RuleResult, TierResult, line_f1, masked_exact, verify, verify_sample
+from .rubric_judge import DIMENSIONS, JudgeOutcome, JudgeScores, RubricJudge, to_published_scale
 from .runner import RunStats, predict_samples
+from .verifier import RuleResult, TierResult, line_f1, masked_exact, verify, verify_sample
 
 __all__ = [
     "DIMENSIONS",
@@ -30,9 +30,9 @@ __all__ = [
     "JudgeOutcome",
     "JudgeScores",
     "JudgeStats",
-    "LLMJudge",
     "OfficialModel",
     "ReferenceJudge",
+    "RubricJudge",
     "RuleResult",
     "RunStats",
     "TierResult",

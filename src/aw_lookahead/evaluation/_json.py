@@ -14,14 +14,12 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aw_lookahead.trajectory import Action
 
+from ._tiers import TierResult
 from .masking import mask
-
-if TYPE_CHECKING:
-    from .rules import TierResult
 
 __all__ = ["check_json", "flatten", "loads_lenient", "tool_name"]
 
@@ -122,8 +120,6 @@ def check_json(
     tools: list[dict[str, Any]] | None,
 ) -> tuple[list[str], dict[str, TierResult] | None]:
     """Format issues and tiers; ``None`` tiers when the ground truth is not JSON."""
-    from .rules import TierResult
-
     try:
         gold = loads_lenient(truth)
     except ValueError:

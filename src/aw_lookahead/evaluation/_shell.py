@@ -13,14 +13,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from aw_lookahead.trajectory import Action
 
+from ._tiers import TierResult, plausibility
 from .masking import mask, normalize_ws
-
-if TYPE_CHECKING:
-    from .rules import TierResult
 
 __all__ = [
     "ECHO_RE",
@@ -122,8 +119,6 @@ def check_shell(
     prediction: str, truth: str, action: Action, context: str = ""
 ) -> tuple[list[str], dict[str, TierResult]]:
     """Format issues and tier results for a shell observation."""
-    from .rules import TierResult, plausibility
-
     fmt: list[str] = []
     t_pre, t_segs = segments(truth)
     p_pre, p_segs = segments(prediction)

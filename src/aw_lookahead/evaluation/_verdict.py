@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from .judge import DIMENSIONS
 from .official import last_tagged, remove_thinking
+from .rubric_judge import DIMENSIONS
 
 __all__ = ["VERDICT_TAG", "parse_verdict"]
 

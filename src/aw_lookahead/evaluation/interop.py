@@ -24,9 +24,9 @@ from aw_lookahead.errors import RunError, TrajectoryError, UsageError
 from aw_lookahead.trajectory import JsonlWriter, TurnSample
 
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
-from .judge import DIMENSIONS, to_published_scale
 from .official import clean_marker, extract_observation
-from .rules import verify_sample
+from .rubric_judge import DIMENSIONS, to_published_scale
+from .verifier import verify_sample
 
 __all__ = ["REFERENCE_OUTPUT_FIELDS", "export_reference", "from_reference", "usable_records"]
 

@@ -31,23 +31,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-import openai
 from openai import AsyncOpenAI
 
 from aw_lookahead._contract import OBSERVATION_MARKER
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
-    ServerError,
     ServerUnreachableError,
     WorldModelError,
     WorldModelTimeoutError,
 )
 from aw_lookahead.prompts import PromptSet
-from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
+from aw_lookahead.worldmodel.provider import UsesProvider
 
 __all__ = [
     "NO_OUTPUT",
@@ -214,11 +211,6 @@ class OfficialReply:
     model: str
 
 
-def request_timeout(seconds: float) -> dict[str, Any]:
-    """The ``timeout`` keyword: ``seconds`` overall, 5 s to connect (the client default)."""
-    return {"timeout": httpx.Timeout(seconds, connect=5.0)}
-
-
 def failure_kind(exc: WorldModelError) -> str:
     """A short code for why a request failed (``context_too_long``, ``timeout``, ...)."""
     if isinstance(exc, ContextTooLongError):
@@ -230,7 +222,7 @@ def failure_kind(exc: WorldModelError) -> str:
     return "server_error"
 
 
-class OfficialModel:
+class OfficialModel(UsesProvider):
     """Sends records to an OpenAI-compatible server exactly as the reference script does.
 
     Only ``model``, ``messages``, ``max_tokens`` and ``temperature`` go in the
@@ -260,13 +252,14 @@ class OfficialModel:
         self._lookup = OpenAIWorldModel(
             model, base_url=base_url, api_key=api_key, client=client, timeout=timeout
         )
-        self.base_url = self._lookup.base_url
+        self.provider = self._lookup.provider
+        self.base_url = self.provider.base_url
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.timeout = timeout
         self.retries = retries
         self.prompts = prompts
-        self._client = self._lookup.provider.client.with_options(max_retries=retries)
+        self._client = self.provider.client.with_options(max_retries=retries)
 
     @property
     def model(self) -> str:
@@ -280,15 +273,6 @@ class OfficialModel:
         """The models the server serves, with their context length where it says."""
         return await self._lookup.list_models()
 
-    async def aclose(self) -> None:
-        await self._lookup.aclose()
-
-    async def __aenter__(self) -> OfficialModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
     def messages(self, sample: TurnSample) -> list[dict[str, str]]:
         """The request messages for ``sample``: its AgentWorldBench record, as it is.
 
@@ -301,32 +285,17 @@ class OfficialModel:
             system = self.prompts.system(traj.domain, tools=traj.tools)
         return official_messages(sample.to_agentworldbench(system_str=system))
 
-    def _error(self, exc: Exception) -> WorldModelError:
-        from aw_lookahead.worldmodel._context import context_too_long, is_context_error
-
-        if isinstance(exc, openai.BadRequestError) and is_context_error(exc):
-            return context_too_long(exc)
-        if isinstance(exc, openai.APITimeoutError):
-            return WorldModelTimeoutError(self.base_url, self.timeout)
-        if isinstance(exc, openai.APIConnectionError):
-            return ServerUnreachableError(self.base_url, type(exc.__cause__ or exc).__name__)
-        if isinstance(exc, openai.APIStatusError):
-            return ServerError(self.base_url, exc.status_code, exc.message)
-        return ServerError(self.base_url, None, f"{type(exc).__name__}: {exc}")
-
     async def complete(self, messages: list[dict[str, str]]) -> OfficialReply:
         """One request with the reference body; the reply's content as sent (maybe empty)."""
         started = time.perf_counter()
-        try:
-            completion = await self._client.chat.completions.create(
-                model=self.model,
-                messages=redact_messages(messages),  # type: ignore[arg-type]
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
-                **request_timeout(self.timeout),
-            )
-        except (openai.OpenAIError, ValueError) as exc:
-            raise self._error(exc) from exc
+        completion = await self.provider.chat(
+            messages,
+            model=self.model,
+            timeout_s=self.timeout,
+            client=self._client,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+        )
         latency = time.perf_counter() - started
         if not completion.choices:
             return OfficialReply("", None, None, {}, latency, self.model)

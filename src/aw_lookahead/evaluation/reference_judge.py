@@ -34,12 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import openai
 from openai import AsyncOpenAI
 
-from aw_lookahead.errors import UsageError
-from aw_lookahead.redact import redact_messages
-from aw_lookahead.worldmodel.provider import OpenAIProvider
+from aw_lookahead.errors import UsageError, WorldModelError
+from aw_lookahead.worldmodel.provider import OpenAIProvider, UsesProvider
 
 from ._verdict import parse_verdict
 from .official import (
@@ -50,7 +48,6 @@ from .official import (
     clean_marker,
     current_prompt,
     record_lists,
-    request_timeout,
     subtask,
 )
 
@@ -191,7 +188,7 @@ def reference_judge_messages(
 # --------------------------------------------------------------------------- the judge
 
 
-class ReferenceJudge:
+class ReferenceJudge(UsesProvider):
     """Scores predictions with the reference judge prompts and rules (see the module doc)."""
 
     kind = "reference"
@@ -212,12 +209,8 @@ class ReferenceJudge:
     ) -> None:
         self.model = model
         self.prompts = prompts
-        self.provider = OpenAIProvider.resolve(
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            env_prefix="AW_LOOKAHEAD_JUDGE",
-            max_retries=REFERENCE_RETRIES,
+        self.provider = OpenAIProvider.for_judge(
+            base_url, api_key, client, max_retries=REFERENCE_RETRIES
         )
         self.base_url = self.provider.base_url
         self.max_tokens = max_tokens
@@ -225,9 +218,6 @@ class ReferenceJudge:
         self.attempts = max(1, attempts)
         self.timeout = timeout
         self.retry_pause_s = retry_pause_s
-
-    async def aclose(self) -> None:
-        await self.provider.aclose()
 
     async def verdict(self, record: dict[str, Any], model_output: str) -> dict[str, Any]:
         """Judge one prediction; the verdict dict stored under ``judge`` in ``judged.jsonl``."""
@@ -244,14 +234,14 @@ class ReferenceJudge:
         for attempt in range(1, self.attempts + 1):
             out["attempts"] = attempt
             try:
-                completion = await self.provider.client.chat.completions.create(
+                completion = await self.provider.chat(
+                    messages,
                     model=self.model,
-                    messages=redact_messages(messages),  # type: ignore[arg-type]
+                    timeout_s=self.timeout,
                     max_tokens=self.max_tokens,
                     temperature=self.temperature,
-                    **request_timeout(self.timeout),
                 )
-            except (openai.OpenAIError, ValueError) as exc:
+            except WorldModelError as exc:
                 out["error"] = f"{type(exc).__name__}: {exc}"
                 await asyncio.sleep(self.retry_pause_s)
                 continue

@@ -30,8 +30,8 @@ from aw_lookahead.errors import UsageError
 
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, scan_records
 from .interop import convert_records
-from .judge import DIMENSIONS, to_published_scale
 from .reference_judge import OWN_TEMPLATE_LABEL
+from .rubric_judge import DIMENSIONS, to_published_scale
 
 __all__ = ["PUBLISHED", "build_report", "render_markdown", "write_report"]
 

@@ -13,20 +13,21 @@ not valid JSON for that schema raises :class:`~aw_lookahead.errors.JudgeError`
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-import httpx
-import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aw_lookahead.errors import JudgeError
-from aw_lookahead.redact import redact_messages
+from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction
-from aw_lookahead.worldmodel.provider import OpenAIProvider
+from aw_lookahead.worldmodel.provider import (
+    ENV_MODEL,
+    OpenAIProvider,
+    UsesProvider,
+    request_body,
+)
 
 from .types import SEVERITY, Outcome, Signal, Verdict
 
@@ -100,11 +101,11 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit // 2] + "\n...\n" + text[-limit // 2 :]
 
 
-class LLMJudge:
+class LLMJudge(UsesProvider):
     """A chat model's verdict on a prediction, as strict JSON.
 
-    Give ``base_url``/``model`` (defaults: ``AW_LOOKAHEAD_BASE_URL`` /
-    ``AW_LOOKAHEAD_MODEL``), an ``AsyncOpenAI`` ``client``, or use
+    Give ``base_url``/``model`` (defaults: the world model's environment,
+    ``AW_LOOKAHEAD_BASE_URL`` / ``AW_LOOKAHEAD_MODEL``), an ``AsyncOpenAI`` ``client``, or use
     :meth:`from_world_model` to judge with the world model's own server.
     ``history_turns`` recent turns are shown, each clipped to ``max_chars``.
     ``structured=False`` drops ``response_format`` (servers without structured
@@ -130,15 +131,15 @@ class LLMJudge:
         extra_body: dict[str, Any] | None = None,
         structured: bool = True,
     ) -> None:
-        self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
+        self.provider = OpenAIProvider.resolve(
+            base_url=base_url, api_key=api_key, client=client, model=model
+        )
         self.base_url = self.provider.base_url
-        self.model = model or os.environ.get("AW_LOOKAHEAD_MODEL") or ""
+        self.model = self.provider.model or ""
         if not self.model:
-            from aw_lookahead.errors import ConfigError
-
             raise ConfigError(
-                "LLMJudge needs a model name: pass model=... or set "
-                "AW_LOOKAHEAD_MODEL (or use LLMJudge.from_world_model(wm))"
+                f"LLMJudge needs a model name: pass model=... or set {ENV_MODEL} "
+                "(or use LLMJudge.from_world_model(wm))"
             )
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -147,16 +148,6 @@ class LLMJudge:
         self.max_chars = max_chars
         self.extra_body = dict(extra_body or {})
         self.structured = structured
-
-    async def aclose(self) -> None:
-        """Close the HTTP client this judge made (an injected client is left open)."""
-        await self.provider.aclose()
-
-    async def __aenter__(self) -> LLMJudge:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     @classmethod
     def from_world_model(cls, world_model: Any, **kwargs: Any) -> LLMJudge:
@@ -192,16 +183,10 @@ class LLMJudge:
         *,
         task: str | None = None,
     ) -> Verdict:
-        body = dict(self.extra_body)
-        kwargs = dict(body.get("chat_template_kwargs") or {})
-        kwargs["enable_thinking"] = False
-        body["chat_template_kwargs"] = kwargs
-        messages: Any = redact_messages(self.messages(trajectory, action, prediction, task))
         request: dict[str, Any] = {
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
-            "extra_body": body,
-            "timeout": httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
+            "extra_body": request_body(self.extra_body, thinking=False),
         }
         if self.structured:
             request["response_format"] = {
@@ -209,16 +194,17 @@ class LLMJudge:
                 "json_schema": {"name": "verdict", "schema": VERDICT_SCHEMA, "strict": True},
             }
         try:
-            async with self.provider.connect() as client:  # per call: any event loop works
-                completion = await client.chat.completions.create(
+            async with self.provider.connect():  # per call: any event loop works
+                completion = await self.provider.chat(
+                    self.messages(trajectory, action, prediction, task),
                     model=self.model,
-                    messages=messages,
+                    timeout_s=self.timeout,
                     **request,
                 )
-        except openai.OpenAIError as exc:
+        except WorldModelError as exc:
             raise JudgeError(
-                f"the judge model at {self.base_url} failed: {type(exc).__name__}: "
-                f"{exc}. Check that the server runs and serves {self.model!r}."
+                f"the judge model failed: {type(exc).__name__}: {exc} "
+                f"Check that the server runs and serves {self.model!r}."
             ) from exc
         choice = completion.choices[0] if completion.choices else None
         raw = (choice.message.content or "") if choice else ""

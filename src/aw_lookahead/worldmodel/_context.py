@@ -3,15 +3,12 @@
 Plain functions used by :class:`~aw_lookahead.worldmodel.openai_api.OpenAIWorldModel`:
 planning how many old turns to drop before sending (:func:`plan_skip`, which
 asks vLLM's ``/tokenize`` only when a cheap byte estimate says the prompt may
-not fit), and reading a server's "context too long" refusal
-(:func:`is_context_error`, :func:`context_too_long`). Kept apart from the
-request/reply mapping so each stays small; everything the functions need is
-passed in.
+not fit). A server's "context too long" refusal is read by the provider's
+error table (:func:`~.provider.map_error`). Kept apart from the request/reply
+mapping so each stays small; everything the functions need is passed in.
 """
 
 from __future__ import annotations
-
-import re
 
 import httpx
 import openai
@@ -23,27 +20,7 @@ from aw_lookahead.trajectory import action_text
 
 from .base import Step
 
-__all__ = ["context_too_long", "count_tokens", "is_context_error", "plan_skip"]
-
-_CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
-_PROMPT_TOKENS_RE = re.compile(r"(?:contains at least|requested|value=)\s*(\d+)", re.IGNORECASE)
-
-
-def is_context_error(exc: openai.BadRequestError) -> bool:
-    """True when a 400 reply says the prompt does not fit the context."""
-    text = str(exc).lower()
-    return "context length" in text or "too long" in text or "maximum model length" in text
-
-
-def context_too_long(exc: openai.BadRequestError) -> ContextTooLongError:
-    """The :class:`ContextTooLongError` for a server's refusal, with the sizes it names."""
-    limit = _CONTEXT_RE.search(str(exc))
-    asked = _PROMPT_TOKENS_RE.search(str(exc))
-    return ContextTooLongError(
-        int(asked.group(1)) if asked else None,
-        int(limit.group(1)) if limit else None,
-        detail=f"Server said: {exc.message}. ",
-    )
+__all__ = ["count_tokens", "plan_skip"]
 
 
 async def count_tokens(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -274,11 +274,30 @@ class BaseWorldModel(ABC):
     @abstractmethod
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction: ...
 
-    async def _predict_settled(
-        self, trajectory: Trajectory, actions: Sequence[Action]
-    ) -> list[Prediction | WorldModelError]:
+    def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
+        """The step's candidates, rendered lazily with this model's prompts (see :class:`Step`)."""
+        return Step(trajectory, actions, prompts=prompts_of(self))
+
+    async def _prepare_step(self, step: Step) -> Callable[[int], Awaitable[Prediction]]:
+        """What predicts the ``i``-th action of ``step``; the work its candidates share
+        (checking the server, fitting the history) is done here, once.
+
+        The default is :meth:`predict`. A ``WorldModelError`` raised here is
+        every candidate's result.
+        """
+        return lambda i: self.predict(step.trajectory, step.actions[i])
+
+    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
+        """The one settle loop: the step prepared once, its candidates predicted
+        concurrently, each a prediction or its ``WorldModelError`` (bugs propagate)."""
+        if not step.actions:
+            return []
+        try:
+            predict_one = await self._prepare_step(step)
+        except WorldModelError as exc:
+            return [exc for _ in step.actions]
         results = await asyncio.gather(
-            *(self.predict(trajectory, a) for a in actions), return_exceptions=True
+            *(predict_one(i) for i in range(len(step.actions))), return_exceptions=True
         )
         settled: list[Prediction | WorldModelError] = []
         for r in results:
@@ -287,6 +306,11 @@ class BaseWorldModel(ABC):
             else:
                 raise r
         return settled
+
+    async def _predict_settled(
+        self, trajectory: Trajectory, actions: Sequence[Action]
+    ) -> list[Prediction | WorldModelError]:
+        return await self.predict_step(self.prepare_step(trajectory, actions))
 
     @overload
     async def predict_many(

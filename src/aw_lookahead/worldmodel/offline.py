@@ -41,7 +41,7 @@ from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import Action, Trajectory
 
 from ._reply import reply_prediction
-from .base import BaseWorldModel, Prediction, Usage
+from .base import BaseWorldModel, Prediction, Step, Usage
 
 __all__ = ["VLLMOfflineWorldModel"]
 
@@ -225,10 +225,9 @@ class VLLMOfflineWorldModel(BaseWorldModel):
         except WorldModelError as exc:
             return exc
 
-    async def _predict_settled(
-        self, trajectory: Trajectory, actions: Sequence[Action]
-    ) -> list[Prediction | WorldModelError]:
-        return await self.predict_batch([(trajectory, a) for a in actions])
+    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
+        """The step's candidates as one batch for the in-process engine."""
+        return await self.predict_batch([(step.trajectory, a) for a in step.actions])
 
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
         """Predict the observation that follows ``action`` (a batch of one)."""

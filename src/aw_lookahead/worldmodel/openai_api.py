@@ -17,15 +17,12 @@ is kept apart from the mapping of requests and replies. Guarantees:
 from __future__ import annotations
 
 import asyncio
-import os
+import functools
 import time
 import weakref
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import httpx
-import openai
 from openai import AsyncOpenAI
 from tenacity import (
     AsyncRetrying,
@@ -43,50 +40,34 @@ from aw_lookahead.errors import (
     ServerError,
     ServerUnreachableError,
     WorldModelError,
-    WorldModelTimeoutError,
 )
 from aw_lookahead.prompts import PromptSet
-from aw_lookahead.redact import redact_messages
 from aw_lookahead.trajectory import Action, Trajectory
 
-from ._context import context_too_long, is_context_error, plan_skip
+from ._context import plan_skip
 from ._reply import reply_prediction
 from .base import BaseWorldModel, Prediction, Step, Usage
-from .provider import DEFAULT_BASE_URL, OpenAIProvider
+from .provider import (
+    DEFAULT_BASE_URL,
+    ENV_MODEL,
+    ModelInfo,
+    OpenAIProvider,
+    UsesProvider,
+    request_body,
+)
 
 __all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
 
-ENV_BASE_URL = "AW_LOOKAHEAD_BASE_URL"
-ENV_MODEL = "AW_LOOKAHEAD_MODEL"
-ENV_API_KEY = "AW_LOOKAHEAD_API_KEY"
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """A model the server serves; ``max_model_len`` when the server reports it (vLLM does)."""
-
-    id: str
-    max_model_len: int | None = None
-
 
 def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APITimeoutError):
-        return False
-    return isinstance(
-        exc, openai.APIConnectionError | openai.RateLimitError | openai.InternalServerError
-    )
+    """Connection failures, HTTP 429 and 5xx are worth another try; a timeout never is."""
+    if isinstance(exc, ServerUnreachableError):
+        return True
+    status = exc.status if isinstance(exc, ServerError) else None
+    return status is not None and (status == 429 or status >= 500)
 
 
-def _not_openai(base_url: str, exc: ValueError) -> ServerError:
-    return ServerError(
-        base_url,
-        None,
-        f"the reply is not the JSON of an OpenAI-compatible API ({type(exc).__name__}: "
-        f"{str(exc)[:200]}); check that --base-url points at the server's /v1 root",
-    )
-
-
-class OpenAIWorldModel(BaseWorldModel):
+class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     """Predicts observations with a chat model behind an OpenAI-compatible API.
 
     Arguments default to the environment: ``AW_LOOKAHEAD_BASE_URL`` (else
@@ -124,9 +105,11 @@ class OpenAIWorldModel(BaseWorldModel):
             raise ConfigError(f"max_concurrency must be >= 1, got {max_concurrency}")
         if timeout <= 0:
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
-        self.provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key, client=client)
+        self.provider = OpenAIProvider.resolve(
+            base_url=base_url, api_key=api_key, client=client, model=model
+        )
         self.base_url = self.provider.base_url
-        self._model = model or os.environ.get(ENV_MODEL) or None
+        self._model = self.provider.model
         self.temperature = temperature
         self.top_p = top_p
         self.top_k = top_k
@@ -167,7 +150,7 @@ class OpenAIWorldModel(BaseWorldModel):
         """The served model name (resolved from the server if not given)."""
         if self._model is None:
             raise ConfigError(
-                "no model name yet: pass model=..., set AW_LOOKAHEAD_MODEL, or await "
+                f"no model name yet: pass model=..., set {ENV_MODEL}, or await "
                 "resolve_model() first"
             )
         return self._model
@@ -180,41 +163,12 @@ class OpenAIWorldModel(BaseWorldModel):
             f"|max={self.max_tokens}|seed={self.seed}"
         )
 
-    async def aclose(self) -> None:
-        await self.provider.aclose()
-
-    async def __aenter__(self) -> OpenAIWorldModel:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
     # ------------------------------------------------------------------ server facts
 
     async def list_models(self) -> list[ModelInfo]:
         """The models the server serves (``GET /v1/models``)."""
         async with self.provider.connect():
-            return await self._list_models()
-
-    async def _list_models(self) -> list[ModelInfo]:
-        try:
-            page = await self._client.models.list(timeout=min(self.timeout, 10.0))
-        except openai.APITimeoutError as exc:
-            raise WorldModelTimeoutError(self.base_url, min(self.timeout, 10.0)) from exc
-        except openai.APIConnectionError as exc:
-            raise ServerUnreachableError(
-                self.base_url, type(exc.__cause__ or exc).__name__
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise ServerError(self.base_url, exc.status_code, exc.message) from exc
-        except ValueError as exc:
-            raise _not_openai(self.base_url, exc) from exc
-        out = []
-        for m in page.data:
-            extra = m.model_extra or {}
-            mml = extra.get("max_model_len")
-            out.append(ModelInfo(id=m.id, max_model_len=mml if isinstance(mml, int) else None))
-        return out
+            return await self.provider.list_models(self.timeout)
 
     async def resolve_model(self) -> str:
         """Check the model is served and learn its context length; pick the only one if unset."""
@@ -226,7 +180,7 @@ class OpenAIWorldModel(BaseWorldModel):
                 names = [m.id for m in models]
                 raise ConfigError(
                     f"the server at {self.base_url} serves {len(names)} models {names}; "
-                    "choose one with model=... / --model / AW_LOOKAHEAD_MODEL"
+                    f"choose one with model=... / --model / {ENV_MODEL}"
                 )
             self._model = models[0].id
         match = next((m for m in models if m.id == self._model), None)
@@ -239,19 +193,14 @@ class OpenAIWorldModel(BaseWorldModel):
     # ------------------------------------------------------------------ requests
 
     def _request_kwargs(self) -> dict[str, Any]:
-        body: dict[str, Any] = dict(self.extra_body)
+        body = request_body(self.extra_body, thinking=self.thinking)
         if self.top_k is not None:
             body.setdefault("top_k", self.top_k)
-        if self.thinking is not None:
-            kwargs = dict(body.get("chat_template_kwargs") or {})
-            kwargs["enable_thinking"] = self.thinking
-            body["chat_template_kwargs"] = kwargs
         kw: dict[str, Any] = {
             "temperature": self.temperature,
             "top_p": self.top_p,
             "max_tokens": self.max_tokens,
             "extra_body": body,
-            "timeout": httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
         }
         if self.seed is not None:
             kw["seed"] = self.seed
@@ -266,29 +215,10 @@ class OpenAIWorldModel(BaseWorldModel):
         ):
             with attempt:
                 async with self._semaphore:
-                    return await self._client.chat.completions.create(
-                        model=self.model,
-                        messages=redact_messages(messages),  # type: ignore[arg-type]
-                        **self._request_kwargs(),
+                    return await self.provider.chat(
+                        messages, model=self.model, timeout_s=self.timeout, **self._request_kwargs()
                     )
         raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _map_error(self, exc: openai.OpenAIError) -> WorldModelError:
-        if isinstance(exc, openai.APITimeoutError):
-            return WorldModelTimeoutError(self.base_url, self.timeout)
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__
-            detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
-            return ServerUnreachableError(self.base_url, detail)
-        if isinstance(exc, openai.NotFoundError) and "model" in str(exc).lower():
-            try:
-                served = [m.id for m in await self.list_models()]
-            except WorldModelError:
-                served = []
-            return ModelNotServedError(self.model, served, self.base_url)
-        if isinstance(exc, openai.APIStatusError):
-            return ServerError(self.base_url, exc.status_code, exc.message)
-        return ServerError(self.base_url, None, str(exc))
 
     async def _predict_one(self, step: Step, index: int, skip: int, brief: bool) -> Prediction:
         trajectory, action = step.trajectory, step.actions[index]
@@ -297,20 +227,14 @@ class OpenAIWorldModel(BaseWorldModel):
             started = time.perf_counter()
             try:
                 completion = await self._create(messages)
-            except openai.BadRequestError as exc:
-                if not is_context_error(exc):
-                    raise await self._map_error(exc) from exc
+            except ContextTooLongError:
                 if skip < len(trajectory.turns) - 1:
                     skip += 1
                 elif not brief and trajectory.tools:
                     brief = True
                 else:
-                    raise context_too_long(exc) from exc
+                    raise
                 continue
-            except openai.OpenAIError as exc:
-                raise await self._map_error(exc) from exc
-            except ValueError as exc:
-                raise _not_openai(self.base_url, exc) from exc
             latency = time.perf_counter() - started
             return self._to_prediction(completion, action, latency, skip)
         raise ContextTooLongError(None, self._max_model_len)  # pragma: no cover
@@ -347,16 +271,10 @@ class OpenAIWorldModel(BaseWorldModel):
 
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
         """Predict the observation that follows ``action``."""
-        results = await self._predict_settled(trajectory, [action])
-        result = results[0]
-        if isinstance(result, WorldModelError):
-            raise result
-        return result
-
-    async def _predict_settled(
-        self, trajectory: Trajectory, actions: Sequence[Action]
-    ) -> list[Prediction | WorldModelError]:
-        return await self.predict_step(self.prepare_step(trajectory, actions))
+        result = (await self._predict_settled(trajectory, [action]))[0]
+        if isinstance(result, Prediction):
+            return result
+        raise result
 
     def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
         """The step's messages, rendered once with this model's prompts (see :class:`Step`)."""
@@ -364,33 +282,22 @@ class OpenAIWorldModel(BaseWorldModel):
 
     async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
         """Predict every action of ``step`` from its rendering; settled, in order."""
+        # One client for the whole step (see OpenAIProvider.connect); the loop is the base's.
         if not step.actions:
             return []
         async with self.provider.connect():
-            return await self._predict_connected(step)
+            return await super().predict_step(step)
 
-    async def _predict_connected(self, step: Step) -> list[Prediction | WorldModelError]:
-        try:
-            await self.resolve_model()
-            skip, brief = await plan_skip(
-                step,
-                client=self._client,
-                base_url=self.base_url,
-                model=self.model,
-                max_model_len=self._max_model_len,
-                max_tokens=self.max_tokens,
-                request_timeout=self.timeout,
-            )
-        except WorldModelError as exc:
-            return [exc for _ in step.actions]
-        results = await asyncio.gather(
-            *(self._predict_one(step, i, skip, brief) for i in range(len(step.actions))),
-            return_exceptions=True,
+    async def _prepare_step(self, step: Step) -> Callable[[int], Awaitable[Prediction]]:
+        """Check the model once and plan the history trimming for the step's longest request."""
+        await self.resolve_model()
+        skip, brief = await plan_skip(
+            step,
+            client=self._client,
+            base_url=self.base_url,
+            model=self.model,
+            max_model_len=self._max_model_len,
+            max_tokens=self.max_tokens,
+            request_timeout=self.timeout,
         )
-        settled: list[Prediction | WorldModelError] = []
-        for r in results:
-            if isinstance(r, Prediction | WorldModelError):
-                settled.append(r)
-            else:
-                raise r
-        return settled
+        return functools.partial(self._predict_one, step, skip=skip, brief=brief)

@@ -34,21 +34,10 @@ from aw_lookahead.trajectory import Action, Domain, TurnSample, action_text
 from ._gui import check_tree
 from ._json import check_json
 from ._shell import check_shell, mask_shell
+from ._tiers import TierResult, masked_lines, plausibility
 from .masking import mask, normalize_ws
 
 __all__ = ["RuleResult", "TierResult", "line_f1", "masked_exact", "verify", "verify_sample"]
-
-
-class TierResult(BaseModel):
-    """How one tier fared: ``total`` ground-truth units, ``matched`` of them accepted."""
-
-    total: int = 0
-    matched: int = 0
-    issues: list[str] = Field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.matched == self.total and not self.issues
 
 
 class RuleResult(BaseModel):
@@ -78,8 +67,9 @@ class RuleResult(BaseModel):
 
 
 def _lines(text: str, shell: bool = False) -> list[str]:
-    masked = mask_shell(text) if shell else mask(text)
-    return [line for line in normalize_ws(masked).split("\n") if line]
+    if not shell:
+        return masked_lines(text)
+    return [line for line in normalize_ws(mask_shell(text)).split("\n") if line]
 
 
 def masked_exact(prediction: str, truth: str, *, shell: bool = False) -> float:
@@ -124,17 +114,6 @@ def _text_tiers(prediction: str, truth: str, context: str) -> dict[str, TierResu
             tier.issues.append(f"missing line {line[:60]!r}")
     env.issues.extend(plausibility(prediction, truth))
     return {"deterministic": det, "runtime": run, "environment": env}
-
-
-def plausibility(prediction: str, truth: str) -> list[str]:
-    """Format/plausibility checks for content the world model cannot know exactly."""
-    issues: list[str] = []
-    p, t = _lines(prediction), _lines(truth)
-    if t and not p:
-        issues.append("empty where output was expected")
-    elif len(t) >= 2 and not (len(t) / 3 - 1 <= len(p) <= len(t) * 3 + 1):
-        issues.append(f"{len(p)} lines where about {len(t)} were expected")
-    return issues
 
 
 def verify(

@@ -1,4 +1,4 @@
-"""LLM judge: five rubric dimensions scored 1-5 through structured outputs.
+"""Our rubric judge: five dimensions scored 1-5 by a chat model through structured outputs.
 
 The judge sees the task context, the current action, the real observation,
 the world model's *parsed* observation (its thinking is never shown) and our
@@ -16,18 +16,15 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-import httpx
-import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, Field, ValidationError
 
-from aw_lookahead.errors import ConfigError, JudgeError
-from aw_lookahead.redact import redact_messages
+from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
 from aw_lookahead.trajectory import TurnSample, action_text
-from aw_lookahead.worldmodel.provider import OpenAIProvider
+from aw_lookahead.worldmodel.provider import OpenAIProvider, UsesProvider, request_body
 
 from ._rubric import RUBRIC_SYSTEM, render_judge_user
-from .rules import RuleResult
+from .verifier import RuleResult
 
 __all__ = [
     "DIMENSIONS",
@@ -35,7 +32,7 @@ __all__ = [
     "JUDGE_SCHEMA",
     "JudgeOutcome",
     "JudgeScores",
-    "LLMJudge",
+    "RubricJudge",
     "to_published_scale",
 ]
 
@@ -103,8 +100,11 @@ def parse_scores(text: str) -> JudgeScores:
         raise JudgeError(f"unusable judge reply: {str(exc).splitlines()[0]}", raw=text) from exc
 
 
-class LLMJudge:
-    """Scores predictions with a chat model behind an OpenAI-compatible API.
+class RubricJudge(UsesProvider):
+    """Scores predictions on our rubric with a chat model behind an OpenAI-compatible API.
+
+    ``base_url`` / ``api_key`` default to ``AW_LOOKAHEAD_JUDGE_BASE_URL`` /
+    ``AW_LOOKAHEAD_JUDGE_API_KEY`` (see :mod:`aw_lookahead.worldmodel.provider`).
 
     ``constraint`` picks how the reply is forced into JSON: ``"regex"``
     (vLLM/SGLang ``structured_outputs``, compact JSON with no free whitespace:
@@ -134,24 +134,14 @@ class LLMJudge:
             raise ConfigError(f"constraint must be 'regex' or 'json_schema', got {constraint!r}")
         self.constraint = constraint
         self.model = model
-        self.provider = OpenAIProvider.resolve(
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            env_prefix="AW_LOOKAHEAD_JUDGE",
-            max_retries=2,
-        )
+        self.provider = OpenAIProvider.for_judge(base_url, api_key, client, max_retries=2)
         self.base_url = self.provider.base_url
-        self._client = self.provider.client
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.retry_temperature = retry_temperature
         self.retries = retries
         self.timeout = timeout
         self.max_context_chars = max_context_chars
-
-    async def aclose(self) -> None:
-        await self.provider.aclose()
 
     def messages(
         self, sample: TurnSample, prediction: str, rule: RuleResult | None
@@ -176,14 +166,8 @@ class LLMJudge:
         return [{"role": "system", "content": RUBRIC_SYSTEM}, {"role": "user", "content": user}]
 
     async def _ask(self, messages: list[dict[str, str]], temperature: float) -> tuple[str, bool]:
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": redact_messages(messages),
-            "max_tokens": self.max_tokens,
-            "temperature": temperature,
-            "timeout": httpx.Timeout(self.timeout, connect=10.0),
-        }
-        body: dict[str, Any] = {"chat_template_kwargs": {"enable_thinking": False}}
+        kwargs: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": temperature}
+        body = request_body(None, thinking=False)
         if self.constraint == "regex":
             body["structured_outputs"] = {"regex": JUDGE_REGEX}
         else:
@@ -191,7 +175,9 @@ class LLMJudge:
                 "type": "json_schema",
                 "json_schema": {"name": "fidelity_scores", "schema": JUDGE_SCHEMA, "strict": True},
             }
-        completion = await self._client.chat.completions.create(**kwargs, extra_body=body)
+        completion = await self.provider.chat(
+            messages, model=self.model, timeout_s=self.timeout, extra_body=body, **kwargs
+        )
         choice = completion.choices[0]
         return choice.message.content or "", choice.finish_reason == "length"
 
@@ -206,7 +192,7 @@ class LLMJudge:
             temperature = self.temperature if attempt == 0 else self.retry_temperature
             try:
                 text, cut = await self._ask(messages, temperature)
-            except openai.OpenAIError as exc:
+            except WorldModelError as exc:
                 outcome.error = f"{type(exc).__name__}: {exc}"
                 continue
             outcome.raw.append(text)

@@ -23,9 +23,9 @@ from aw_lookahead.trajectory import TurnSample
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, finished_ids
 from ._pool import write_concurrently
 from .interop import usable_records
-from .judge import LLMJudge, to_published_scale
 from .reference_judge import ReferenceJudge
-from .rules import RuleResult, verify_sample
+from .rubric_judge import RubricJudge, to_published_scale
+from .verifier import RuleResult, verify_sample
 
 __all__ = ["JudgeStats", "judge_predictions"]
 
@@ -41,7 +41,7 @@ class JudgeStats:
     wall_s: float
 
 
-async def _judge_one(judge: LLMJudge | ReferenceJudge, rec: dict[str, Any]) -> dict[str, Any]:
+async def _judge_one(judge: RubricJudge | ReferenceJudge, rec: dict[str, Any]) -> dict[str, Any]:
     out = dict(rec)
     kind = "reference" if isinstance(judge, ReferenceJudge) else "rubric"
     if rec.get("status") != "ok" or rec.get("observation") is None:
@@ -79,7 +79,7 @@ async def _judge_one(judge: LLMJudge | ReferenceJudge, rec: dict[str, Any]) -> d
 
 async def judge_predictions(
     run_dir: str | Path,
-    judge: LLMJudge | ReferenceJudge,
+    judge: RubricJudge | ReferenceJudge,
     *,
     concurrency: int = 8,
     progress: bool = True,
