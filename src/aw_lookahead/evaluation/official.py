@@ -36,6 +36,7 @@ import openai
 from openai import AsyncOpenAI
 
 from aw_lookahead._contract import OBSERVATION_MARKER
+from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
@@ -299,7 +300,7 @@ class OfficialModel:
         if sample.trajectory.system_prompt is None and self.prompts is not None:
             traj = sample.trajectory
             system = self.prompts.system(traj.domain, tools=traj.tools)
-        return official_messages(sample.to_agentworldbench(system_str=system))
+        return official_messages(sample_to_record(sample, system_str=system))
 
     def _error(self, exc: Exception) -> WorldModelError:
         from aw_lookahead.worldmodel._context import context_too_long, is_context_error
