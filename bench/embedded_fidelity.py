@@ -50,11 +50,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead.agentworldbench import load_turn_samples
 from aw_lookahead.errors import WorldModelError
 from aw_lookahead.evaluation.verifier import verify_sample
 from aw_lookahead.lookahead.rules import rule_signals
 from aw_lookahead.lookahead.types import Outcome
-from aw_lookahead.trajectory import Action, Domain, Trajectory, TurnSample, load_turn_samples
+from aw_lookahead.trajectory import Action, Domain, Trajectory, TurnSample
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
 DOMAINS = ("terminal", "mcp")

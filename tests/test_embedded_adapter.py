@@ -274,7 +274,7 @@ def merged_server() -> Iterator[Any]:
 
 
 async def _predict_all(base_url: str, model: str, api_key: str = "EMPTY") -> list[str]:
-    from aw_lookahead.trajectory import load_turn_samples
+    from aw_lookahead.agentworldbench import load_turn_samples
     from aw_lookahead.worldmodel import OpenAIWorldModel
 
     samples = list(load_turn_samples(FIXED_SAMPLES))
@@ -294,7 +294,7 @@ async def _predict_all(base_url: str, model: str, api_key: str = "EMPTY") -> lis
 
 @pytest.mark.integration
 def test_merged_model_is_served_and_predicts(merged_server: Any) -> None:
-    from aw_lookahead.trajectory import load_turn_samples
+    from aw_lookahead.agentworldbench import load_turn_samples
     from aw_lookahead.worldmodel import OpenAIWorldModel
 
     sample = next(iter(load_turn_samples(FIXED_SAMPLES)))
@@ -332,8 +332,8 @@ def test_adapter_beats_the_raw_base_on_the_fixed_samples(
             "the shipped adapter is a placeholder (provenance.json); ship the trained one "
             "with scripts/train_embedded.sh to enable this test"
         )
+    from aw_lookahead.agentworldbench import load_turn_samples
     from aw_lookahead.evaluation.verifier import verify_sample
-    from aw_lookahead.trajectory import load_turn_samples
 
     samples = list(load_turn_samples(FIXED_SAMPLES))
     assert len(samples) >= 20

@@ -17,9 +17,10 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from aw_lookahead.agentworldbench import load_turn_samples
 from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder, read_recording
 from aw_lookahead.sandbox import SyncTerminalSandbox
-from aw_lookahead.trajectory import Domain, Trajectory, load_turn_samples, read_trajectories
+from aw_lookahead.trajectory import Domain, Trajectory, read_trajectories
 from langgraph_support import CAT_MISSING, LS, TASK, ShellTool, policy, turn, workspace, world_model
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from aw_lookahead._contract import render_observation
+from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.prompts import render_messages
 from aw_lookahead.training import (
@@ -150,7 +151,7 @@ def test_long_single_target_samples_drop_old_turns_like_inference(tokenizer: Any
 
 def test_agentworldbench_records_keep_their_verbatim_prompt(tokenizer: Any, tmp_path: Path) -> None:
     traj = _traj()
-    record = TurnSample(trajectory=traj, turn_idx=3, id="awb-1").to_agentworldbench()
+    record = sample_to_record(TurnSample(trajectory=traj, turn_idx=3, id="awb-1"))
     path = tmp_path / "awb.jsonl"
     import json
 

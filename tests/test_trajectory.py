@@ -13,6 +13,13 @@ from typing import Any
 
 import pytest
 
+from aw_lookahead.agentworldbench import (
+    load_turn_samples,
+    read_agentworldbench,
+    record_to_sample,
+    sample_to_record,
+    write_agentworldbench,
+)
 from aw_lookahead.errors import TrajectoryError
 from aw_lookahead.trajectory import (
     Domain,
@@ -20,10 +27,7 @@ from aw_lookahead.trajectory import (
     Trajectory,
     Turn,
     TurnSample,
-    load_turn_samples,
-    read_agentworldbench,
     read_trajectories,
-    write_agentworldbench,
     write_trajectories,
 )
 
@@ -163,13 +167,13 @@ def test_agentworldbench_round_trip_is_lossless(tmp_path: Path) -> None:
 
 
 def test_agentworldbench_import_recovers_actions_and_observations() -> None:
-    sample = TurnSample.from_agentworldbench(MCP_RECORD)
+    sample = record_to_sample(MCP_RECORD)
     assert sample.trajectory.domain is Domain.MCP
     assert sample.trajectory.system_prompt == SYSTEM
     assert sample.action == {"name": "read_file", "arguments": {"path": "/srv/a"}}
     assert sample.observation == "hello"
     assert sample.history.turns[0].observation == '{"entries": ["a", "b"]}'
-    term = TurnSample.from_agentworldbench(TERMINAL_RECORD)
+    term = record_to_sample(TERMINAL_RECORD)
     assert term.trajectory.task == "Count files"
     assert term.trajectory.initial_state == "$"
     assert term.action == [{"keystrokes": "ls | wc -l\n", "duration": 0.5}]
@@ -184,12 +188,12 @@ def test_our_trajectories_export_to_agentworldbench_and_back() -> None:
             Turn(action=[{"keystrokes": "ls\n", "duration": 0.1}], observation="$ ls\nd"),
         ],
     )
-    record = TurnSample(trajectory=traj, turn_idx=2, id=7).to_agentworldbench()
+    record = sample_to_record(TurnSample(trajectory=traj, turn_idx=2, id=7))
     assert record["prompt"][0].startswith("### Turn 1\n**Task Instruction:**\nmake a dir")
     assert record["response"][1] == "**Environment Observation:**\n$ ls\nd"
     assert record["current_prompt"] == record["prompt"][1]
     assert "Terminal world model" in record["system_str"]
-    back = TurnSample.from_agentworldbench(record)
+    back = record_to_sample(record)
     assert back.action == traj.turns[1].action
     assert back.observation == "$ ls\nd"
     assert back.trajectory.task == "make a dir"

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import JudgeError, ServerUnreachableError, WorldModelError
 from aw_lookahead.evaluation import OfficialModel, ReferenceJudge, RubricJudge
 from aw_lookahead.evaluation.reference_judge import load_reference_judge_prompts
@@ -115,7 +116,7 @@ async def test_a_dead_server_is_the_same_error_for_every_component(tmp_path: Pat
     reference = ReferenceJudge(
         "m", _judge_prompts(tmp_path), base_url=url, attempts=1, retry_pause_s=0, timeout=5
     )
-    verdict = await reference.verdict(sample.to_agentworldbench(), "app.py")
+    verdict = await reference.verdict(sample_to_record(sample), "app.py")
     await reference.aclose()
     assert verdict["failed"]
     assert str(verdict["error"]).startswith("ServerUnreachableError:")
@@ -135,7 +136,7 @@ async def test_every_component_sends_redacted_messages(
     tmp_path: Path,
 ) -> None:
     sample = _sample()
-    record = sample.to_agentworldbench()
+    record = sample_to_record(sample)
     prediction = Prediction(action="ls", observation=f"app.py {TOKEN}")
     common: dict[str, Any] = {"base_url": relay.url, "api_key": vllm_server.api_key}
 

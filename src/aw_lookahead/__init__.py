@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    # trajectory
+    # trajectory schema and the benchmark format
     "Action": "aw_lookahead.trajectory",
     "Domain": "aw_lookahead.trajectory",
     "JsonlWriter": "aw_lookahead.trajectory",
     "Trajectory": "aw_lookahead.trajectory",
     "Turn": "aw_lookahead.trajectory",
     "TurnSample": "aw_lookahead.trajectory",
-    "load_turn_samples": "aw_lookahead.trajectory",
-    "read_agentworldbench": "aw_lookahead.trajectory",
     "read_trajectories": "aw_lookahead.trajectory",
-    "write_agentworldbench": "aw_lookahead.trajectory",
     "write_trajectories": "aw_lookahead.trajectory",
+    "load_turn_samples": "aw_lookahead.agentworldbench",
+    "read_agentworldbench": "aw_lookahead.agentworldbench",
+    "write_agentworldbench": "aw_lookahead.agentworldbench",
     # prompts
     "PromptSet": "aw_lookahead.prompts",
     "parse_reply": "aw_lookahead.prompts",
@@ -79,62 +79,8 @@ _EXPORTS: dict[str, str] = {
     "WorldModelTimeoutError": "aw_lookahead.errors",
 }
 
-__all__ = [
-    "Action",
-    "AwLookaheadError",
-    "ConfigError",
-    "ContextTooLongError",
-    "Decision",
-    "DecisionKind",
-    "Domain",
-    "DownstreamError",
-    "FunctionWorldModel",
-    "JsonlWriter",
-    "JudgeError",
-    "LLMJudge",
-    "LocalServer",
-    "Lookahead",
-    "LookaheadMiddleware",
-    "LookaheadNode",
-    "MissingExtraError",
-    "ModelNotServedError",
-    "OpenAIWorldModel",
-    "Outcome",
-    "Prediction",
-    "PredictionCache",
-    "PromptSet",
-    "ReplyParseError",
-    "RiskRouter",
-    "RolloutResult",
-    "RuleJudge",
-    "RunError",
-    "SelectResult",
-    "ServerError",
-    "ServerStartError",
-    "ServerUnreachableError",
-    "Signal",
-    "SyncWorldModel",
-    "TerminalSandbox",
-    "Trajectory",
-    "TrajectoryError",
-    "Turn",
-    "TurnSample",
-    "Usage",
-    "UsageError",
-    "Verdict",
-    "WorldModel",
-    "WorldModelError",
-    "WorldModelTimeoutError",
-    "__version__",
-    "load_turn_samples",
-    "parse_reply",
-    "read_agentworldbench",
-    "read_trajectories",
-    "render_messages",
-    "start_embedded_server",
-    "write_agentworldbench",
-    "write_trajectories",
-]
+# Derived from _EXPORTS, the one list of public names; tests/test_public_api.py checks it.
+__all__ = sorted([*_EXPORTS, "__version__"])  # noqa: PLE0605 - derived on purpose
 
 
 def __getattr__(name: str) -> Any:
@@ -151,60 +97,58 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .errors import (
-        AwLookaheadError,
-        ConfigError,
-        ContextTooLongError,
-        DownstreamError,
-        JudgeError,
-        MissingExtraError,
-        ModelNotServedError,
-        ReplyParseError,
-        RunError,
-        ServerError,
-        ServerStartError,
-        ServerUnreachableError,
-        TrajectoryError,
-        UsageError,
-        WorldModelError,
-        WorldModelTimeoutError,
-    )
-    from .langgraph import LookaheadMiddleware, LookaheadNode
-    from .lookahead import (
-        Decision,
-        DecisionKind,
-        LLMJudge,
-        Lookahead,
-        Outcome,
-        PredictionCache,
-        RiskRouter,
-        RolloutResult,
-        RuleJudge,
-        SelectResult,
-        Signal,
-        Verdict,
-    )
-    from .prompts import PromptSet, parse_reply, render_messages
-    from .sandbox import TerminalSandbox
-    from .serving import LocalServer, start_embedded_server
-    from .trajectory import (
-        Action,
-        Domain,
-        JsonlWriter,
-        Trajectory,
-        Turn,
-        TurnSample,
-        load_turn_samples,
-        read_agentworldbench,
-        read_trajectories,
-        write_agentworldbench,
-        write_trajectories,
-    )
-    from .worldmodel import (
-        FunctionWorldModel,
-        OpenAIWorldModel,
-        Prediction,
-        SyncWorldModel,
-        Usage,
-        WorldModel,
-    )
+    # The same names for type checkers (`X as X` marks a re-export); a test keeps it equal
+    # to _EXPORTS.
+    from .agentworldbench import load_turn_samples as load_turn_samples
+    from .agentworldbench import read_agentworldbench as read_agentworldbench
+    from .agentworldbench import write_agentworldbench as write_agentworldbench
+    from .errors import AwLookaheadError as AwLookaheadError
+    from .errors import ConfigError as ConfigError
+    from .errors import ContextTooLongError as ContextTooLongError
+    from .errors import DownstreamError as DownstreamError
+    from .errors import JudgeError as JudgeError
+    from .errors import MissingExtraError as MissingExtraError
+    from .errors import ModelNotServedError as ModelNotServedError
+    from .errors import ReplyParseError as ReplyParseError
+    from .errors import RunError as RunError
+    from .errors import ServerError as ServerError
+    from .errors import ServerStartError as ServerStartError
+    from .errors import ServerUnreachableError as ServerUnreachableError
+    from .errors import TrajectoryError as TrajectoryError
+    from .errors import UsageError as UsageError
+    from .errors import WorldModelError as WorldModelError
+    from .errors import WorldModelTimeoutError as WorldModelTimeoutError
+    from .langgraph import LookaheadMiddleware as LookaheadMiddleware
+    from .langgraph import LookaheadNode as LookaheadNode
+    from .lookahead import Decision as Decision
+    from .lookahead import DecisionKind as DecisionKind
+    from .lookahead import LLMJudge as LLMJudge
+    from .lookahead import Lookahead as Lookahead
+    from .lookahead import Outcome as Outcome
+    from .lookahead import PredictionCache as PredictionCache
+    from .lookahead import RiskRouter as RiskRouter
+    from .lookahead import RolloutResult as RolloutResult
+    from .lookahead import RuleJudge as RuleJudge
+    from .lookahead import SelectResult as SelectResult
+    from .lookahead import Signal as Signal
+    from .lookahead import Verdict as Verdict
+    from .prompts import PromptSet as PromptSet
+    from .prompts import parse_reply as parse_reply
+    from .prompts import render_messages as render_messages
+    from .sandbox import TerminalSandbox as TerminalSandbox
+    from .serving import LocalServer as LocalServer
+    from .serving import start_embedded_server as start_embedded_server
+    from .trajectory import Action as Action
+    from .trajectory import Domain as Domain
+    from .trajectory import JsonlWriter as JsonlWriter
+    from .trajectory import Trajectory as Trajectory
+    from .trajectory import Turn as Turn
+    from .trajectory import TurnSample as TurnSample
+    from .trajectory import read_trajectories as read_trajectories
+    from .trajectory import write_trajectories as write_trajectories
+    from .worldmodel import FunctionWorldModel as FunctionWorldModel
+    from .worldmodel import OpenAIWorldModel as OpenAIWorldModel
+    from .worldmodel import Prediction as Prediction
+    from .worldmodel import SyncWorldModel as SyncWorldModel
+    from .worldmodel import Usage as Usage
+    from .worldmodel import WorldModel as WorldModel

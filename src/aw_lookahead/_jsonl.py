@@ -11,11 +11,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from .errors import TrajectoryError, UsageError
 
-__all__ = ["MAX_JSON_DEPTH", "decode_jsonl_line", "read_text_file"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "decode_jsonl_line",
+    "jsonl_files",
+    "read_text_file",
+    "validate_record",
+]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays / objects a JSONL record may have (real records stay far below)."""
@@ -100,3 +110,28 @@ def read_text_file(path: str | Path, *, what: str) -> str:
             f"{p}:{line}: the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
             "save it as UTF-8"
         ) from None
+
+
+def jsonl_files(path: str | Path, pattern: str = "*.jsonl") -> list[Path]:
+    """``path`` itself, or the files of the folder ``path`` matching ``pattern`` (sorted)."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob(pattern))
+        if not files:
+            raise TrajectoryError(f"the folder holds no {pattern} files", source=str(p))
+        return files
+    return [p]
+
+
+def validate_record(model: type[ModelT], obj: dict[str, Any], source: str, line: int) -> ModelT:
+    """``model`` validated from one JSONL object; a failure names the file, line and field."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "<record>"
+        raise TrajectoryError(str(err["msg"]), source=source, line=line, field=field) from exc
+    except TrajectoryError as exc:
+        raise TrajectoryError(
+            str(exc).split(": ", 1)[-1], source=source, line=line, field=exc.field
+        ) from exc

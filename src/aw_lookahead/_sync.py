@@ -1,9 +1,20 @@
-"""Run coroutines from synchronous code on one private, long-lived event loop.
+"""The package's one sync bridge: run coroutines from blocking code on a loop in a daemon thread.
 
-Async clients (httpx pools, semaphores) bind to the loop that first uses them,
-so every sync wrapper in the package shares one loop in a daemon thread
-instead of calling ``asyncio.run`` per call. Works from inside a running loop
-too (e.g. a notebook), since the work never runs on the caller's loop.
+Async clients (httpx pools, semaphores, subprocess pipes) bind to the loop that
+first uses them, so blocking wrappers must not call ``asyncio.run`` per call.
+A :class:`LoopThread` keeps one event loop running in a daemon thread and runs
+submitted coroutines there; it works from plain scripts and from code that
+already runs an event loop (a notebook), since the work never runs on the
+caller's loop.
+
+* :func:`run_sync` / :func:`submit` use one shared, lazily started loop; every
+  sync wrapper of the engine, world models and adapters goes through them.
+* A wrapper that owns resources which must die with it (``SyncTerminalSandbox``)
+  creates its own :class:`LoopThread` and closes it.
+
+Guarantees: waiting on a loop from that loop's own thread raises
+:class:`~aw_lookahead.errors.UsageError` instead of hanging, and a coroutine
+refused (closed loop, wrong thread) is closed, never left un-awaited.
 """
 
 from __future__ import annotations
@@ -11,28 +22,101 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
+from concurrent.futures import Future
+from types import TracebackType
 from typing import Any, TypeVar
+
+from .errors import UsageError
+
+__all__ = ["LoopThread", "run_sync", "submit"]
 
 T = TypeVar("T")
 
+
+class LoopThread:
+    """An event loop running forever in a daemon thread, fed from other threads."""
+
+    def __init__(self, name: str = "aw-lookahead-sync") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    @property
+    def closed(self) -> bool:
+        return self.loop.is_closed()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        """Schedule ``coro`` on the loop; the caller may wait on the returned future."""
+        if self.loop.is_closed():
+            coro.close()
+            raise UsageError(f"the event loop of {self._thread.name!r} is closed; make a new one")
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run ``coro`` on the loop and wait for its result (or ``timeout`` seconds)."""
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise UsageError(
+                "a blocking call was made from inside its own event loop thread and would wait "
+                "for itself; await the async method instead"
+            )
+        return self.submit(coro).result(timeout)
+
+    def close(self) -> None:
+        """Cancel what still runs, shut down async generators and the default executor (as
+        ``asyncio.run`` does), stop the loop, join the thread. Idempotent."""
+        if self.loop.is_closed():
+            return
+        if threading.current_thread() is self._thread:
+            raise UsageError("a LoopThread cannot be closed from its own thread")
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop).result()
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join()
+            self.loop.close()
+
+    async def _shutdown(self) -> None:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.loop.shutdown_asyncgens()
+        await self.loop.shutdown_default_executor()
+
+    def __enter__(self) -> LoopThread:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 _lock = threading.Lock()
-_state: dict[str, asyncio.AbstractEventLoop] = {}
+_shared: list[LoopThread] = []
+
+
+def _shared_loop() -> LoopThread:
+    with _lock:
+        if not _shared or _shared[0].closed:
+            _shared[:] = [LoopThread()]
+        return _shared[0]
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
-    with _lock:
-        loop = _state.get("loop")
-        if loop is None or loop.is_closed():
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="aw-lookahead-sync", daemon=True
-            )
-            thread.start()
-            _state["loop"] = loop
-        return loop
+    """The shared loop itself (kept for callers that schedule on it directly; prefer submit)."""
+    return _shared_loop().loop
+
+
+def submit(coro: Coroutine[Any, Any, T]) -> Future[T]:
+    """Schedule ``coro`` on the shared background loop and return its concurrent future."""
+    return _shared_loop().submit(coro)
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     """Run ``coro`` on the shared background loop and wait for its result."""
-    future = asyncio.run_coroutine_threadsafe(coro, _background_loop())
-    return future.result(timeout)
+    return _shared_loop().run(coro, timeout)

@@ -1,11 +1,12 @@
-"""One trajectory schema for all seven domains, JSONL I/O and AgentWorldBench import/export.
+"""One trajectory schema for all seven domains, and its JSONL I/O.
 
 A :class:`Trajectory` is what an agent did and saw: a domain, the task, an
 optional initial state and the list of :class:`Turn` (action, observation).
 A :class:`TurnSample` is one prediction problem: a trajectory plus the 1-based
 index of the turn whose observation is the target; the turns before it are the
-context. AgentWorldBench records map to ``TurnSample`` losslessly: reading a
-record and writing it back yields the same JSON values.
+context. This module is the base layer: it knows no benchmark format and no
+prompt; :mod:`aw_lookahead.agentworldbench` maps AgentWorldBench records to
+``TurnSample`` and back.
 
 Guarantees:
 
@@ -23,19 +24,12 @@ import os
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._contract import OBSERVATION_MARKER
-from ._jsonl import MAX_JSON_DEPTH, decode_jsonl_line
+from ._jsonl import MAX_JSON_DEPTH, decode_jsonl_line, jsonl_files, validate_record
 from .errors import TrajectoryError
 from .redact import Redactor, default_redactor
 
@@ -51,10 +45,7 @@ __all__ = [
     "action_text",
     "decode_jsonl_line",
     "iter_jsonl_dicts",
-    "load_turn_samples",
-    "read_agentworldbench",
     "read_trajectories",
-    "write_agentworldbench",
     "write_trajectories",
 ]
 
@@ -196,39 +187,8 @@ class TurnSample(BaseModel):
             return str(self.id)
         return f"{self.trajectory.id or 'trajectory'}#{self.turn_idx}"
 
-    @classmethod
-    def from_agentworldbench(
-        cls, record: dict[str, Any], *, source: str | None = None, line: int | None = None
-    ) -> TurnSample:
-        """Import one AgentWorldBench record; see :func:`read_agentworldbench`."""
-        from ._awb import awb_to_sample
-
-        return awb_to_sample(record, source=source, line=line)
-
-    def to_agentworldbench(self, *, system_str: str | None = None) -> dict[str, Any]:
-        """Export as an AgentWorldBench record (the inverse of ``from_agentworldbench``).
-
-        ``system_str`` defaults to the trajectory's system prompt, else our
-        prompt for its domain.
-        """
-        from ._awb import sample_to_awb
-
-        return sample_to_awb(self, system_str=system_str)
-
 
 # --------------------------------------------------------------------------- JSONL I/O
-
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-def _field_path(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    return ".".join(str(p) for p in err["loc"]) or "<record>"
-
-
-def _first_message(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    return str(err["msg"])
 
 
 def iter_jsonl_dicts(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -254,67 +214,11 @@ def iter_jsonl_dicts(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield lineno, obj
 
 
-def _validate(model: type[ModelT], obj: dict[str, Any], source: str, line: int) -> ModelT:
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        raise TrajectoryError(
-            _first_message(exc), source=source, line=line, field=_field_path(exc)
-        ) from exc
-    except TrajectoryError as exc:
-        raise TrajectoryError(
-            str(exc).split(": ", 1)[-1], source=source, line=line, field=exc.field
-        ) from exc
-
-
-def _jsonl_files(path: str | Path, pattern: str = "*.jsonl") -> list[Path]:
-    p = Path(path)
-    if p.is_dir():
-        files = sorted(p.glob(pattern))
-        if not files:
-            raise TrajectoryError(f"the folder holds no {pattern} files", source=str(p))
-        return files
-    return [p]
-
-
 def read_trajectories(path: str | Path) -> Iterator[Trajectory]:
     """Stream trajectories (our schema) from a JSONL file or a folder of them."""
-    for file in _jsonl_files(path):
+    for file in jsonl_files(path):
         for lineno, obj in iter_jsonl_dicts(file):
-            yield _validate(Trajectory, obj, str(file), lineno)
-
-
-def read_agentworldbench(path: str | Path) -> Iterator[TurnSample]:
-    """Stream AgentWorldBench records (a ``*_test.jsonl`` file or their folder) as samples."""
-    from ._awb import awb_to_sample
-
-    for file in _jsonl_files(path):
-        for lineno, obj in iter_jsonl_dicts(file):
-            yield awb_to_sample(obj, source=str(file), line=lineno)
-
-
-def load_turn_samples(path: str | Path, *, pattern: str = "*.jsonl") -> Iterator[TurnSample]:
-    """Stream samples from either format, detected per record.
-
-    AgentWorldBench records (``prompt``/``response``) give one sample each;
-    trajectories in our schema (``turns``) expand into one sample per turn.
-    A folder is read as its files matching ``pattern``.
-    """
-    from ._awb import awb_to_sample
-
-    for file in _jsonl_files(path, pattern):
-        for lineno, obj in iter_jsonl_dicts(file):
-            if "turns" in obj:
-                yield from _validate(Trajectory, obj, str(file), lineno).turn_samples()
-            elif "prompt" in obj or "response" in obj:
-                yield awb_to_sample(obj, source=str(file), line=lineno)
-            else:
-                raise TrajectoryError(
-                    "neither a trajectory (needs 'turns') nor an AgentWorldBench record "
-                    "(needs 'prompt' and 'response')",
-                    source=str(file),
-                    line=lineno,
-                )
+            yield validate_record(Trajectory, obj, str(file), lineno)
 
 
 class JsonlWriter:
@@ -386,14 +290,4 @@ def write_trajectories(
     with JsonlWriter(path, append=append) as w:
         for t in trajectories:
             w.write(t)
-        return w.count
-
-
-def write_agentworldbench(
-    path: str | Path, samples: Iterable[TurnSample], *, append: bool = False
-) -> int:
-    """Write samples as AgentWorldBench JSONL records; returns how many were written."""
-    with JsonlWriter(path, append=append) as w:
-        for s in samples:
-            w.write(s.to_agentworldbench())
         return w.count

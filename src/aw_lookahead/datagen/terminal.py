@@ -42,10 +42,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from aw_lookahead.agentworldbench import write_agentworldbench
 from aw_lookahead.errors import UsageError
 from aw_lookahead.sandbox import arecord_trajectory
 from aw_lookahead.training.classify import ClassifyConfig, classify_trajectory, retry_turns
-from aw_lookahead.trajectory import Trajectory, TurnSample, write_agentworldbench
+from aw_lookahead.trajectory import Trajectory, TurnSample
 
 from . import _tfam_dev, _tfam_files, _tfam_shell, _tfam_text  # noqa: F401 - register families
 from ._split import DatasetManifest, split_families, write_split

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead.agentworldbench import load_turn_samples
 from aw_lookahead.errors import RunError, TrajectoryError, UsageError
-from aw_lookahead.trajectory import TurnSample, decode_jsonl_line, load_turn_samples
+from aw_lookahead.trajectory import TurnSample, decode_jsonl_line
 
 __all__ = [
     "JUDGED_FILE",

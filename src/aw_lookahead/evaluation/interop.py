@@ -20,8 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead.agentworldbench import record_to_sample
 from aw_lookahead.errors import RunError, TrajectoryError, UsageError
-from aw_lookahead.trajectory import JsonlWriter, TurnSample
+from aw_lookahead.trajectory import JsonlWriter
 
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
 from .official import clean_marker, extract_observation
@@ -52,7 +53,7 @@ def from_reference(obj: dict[str, Any]) -> dict[str, Any] | None:
     """One reference-script record as ours; ``None`` when its benchmark part is unusable."""
     sample_rec = {k: v for k, v in obj.items() if k not in REFERENCE_OUTPUT_FIELDS}
     try:
-        sample = TurnSample.from_agentworldbench(sample_rec)
+        sample = record_to_sample(sample_rec)
     except (TrajectoryError, ValueError):
         return None
     gen = obj.get("gen") if isinstance(obj.get("gen"), str) else ""

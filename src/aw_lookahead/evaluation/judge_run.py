@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead.agentworldbench import record_to_sample
 from aw_lookahead.errors import RunError
-from aw_lookahead.trajectory import TurnSample
 
 from ._io import JUDGED_FILE, PREDICTIONS_FILE, finished_ids
 from ._pool import write_concurrently
@@ -48,7 +48,7 @@ async def _judge_one(judge: RubricJudge | ReferenceJudge, rec: dict[str, Any]) -
         error = "no prediction to judge" if rec.get("status") != "ok" else "No model generation"
         out.update(status="failed", judge={"kind": kind, "failed": True, "error": error})
         return out
-    sample = TurnSample.from_agentworldbench(rec["sample"])
+    sample = record_to_sample(rec["sample"])
     observation = str(rec.get("observation", ""))
     rule = RuleResult.model_validate(rec["rule"]) if rec.get("rule") else None
     if rule is None:

@@ -34,6 +34,7 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from aw_lookahead._contract import OBSERVATION_MARKER
+from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
@@ -283,7 +284,7 @@ class OfficialModel(UsesProvider):
         if sample.trajectory.system_prompt is None and self.prompts is not None:
             traj = sample.trajectory
             system = self.prompts.system(traj.domain, tools=traj.tools)
-        return official_messages(sample.to_agentworldbench(system_str=system))
+        return official_messages(sample_to_record(sample, system_str=system))
 
     async def complete(self, messages: list[dict[str, str]]) -> OfficialReply:
         """One request with the reference body; the reply's content as sent (maybe empty)."""

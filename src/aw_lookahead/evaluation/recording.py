@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aw_lookahead._jsonl import read_text_file
+from aw_lookahead.agentworldbench import write_agentworldbench
 from aw_lookahead.errors import UsageError
 from aw_lookahead.sandbox import arecord_trajectory
-from aw_lookahead.trajectory import Trajectory, TurnSample, write_agentworldbench
+from aw_lookahead.trajectory import Trajectory, TurnSample
 
 __all__ = ["ScriptTask", "parse_record_script", "record_script"]
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import WorldModelError
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel import WorldModel
@@ -64,7 +65,7 @@ def prediction_record(
         "domain": sample.trajectory.domain.value,
         "turn_idx": sample.turn_idx,
         "protocol": "official" if isinstance(result, OfficialReply) else "ours",
-        "sample": sample.to_agentworldbench(),
+        "sample": sample_to_record(sample),
     }
     if isinstance(result, BaseException):
         rec.update(status="error", error=f"{type(result).__name__}: {result}", latency_s=latency_s)

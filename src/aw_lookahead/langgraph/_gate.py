@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
@@ -45,7 +45,6 @@ __all__ = [
     "with_note",
 ]
 
-T = TypeVar("T")
 STATE_KEY = "lookahead"
 """The state key (a list, appended to) holding one record per decided tool call."""
 

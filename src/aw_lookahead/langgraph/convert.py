@@ -20,7 +20,6 @@ override per name and ``default=`` for the rest.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -250,8 +249,3 @@ def messages_to_trajectory(
         turns=turns,
         id=trajectory_id,
     )
-
-
-def dumps_action(action: Action) -> str:
-    """Compact JSON of an action for logs."""
-    return json.dumps(action, ensure_ascii=False, sort_keys=True)

@@ -38,16 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from aw_lookahead._awb import awb_to_sample
+from aw_lookahead._jsonl import jsonl_files
+from aw_lookahead.agentworldbench import parse_record
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.prompts import PromptSet, history_messages, render_messages
-from aw_lookahead.trajectory import (
-    Trajectory,
-    TurnSample,
-    _jsonl_files,
-    _validate,
-    iter_jsonl_dicts,
-)
+from aw_lookahead.trajectory import Trajectory, TurnSample, iter_jsonl_dicts
 
 from .classify import ClassifyConfig, TurnClass, classify_trajectory, classify_turn, keep_draw
 
@@ -157,15 +152,14 @@ def read_training_records(
     AgentWorldBench sample. ``key`` is the record's id, else ``file:line``.
     """
     for path in paths:
-        for file in _jsonl_files(path):
+        for file in jsonl_files(path):
             for lineno, obj in iter_jsonl_dicts(file):
                 where = f"{file}:{lineno}"
-                if "turns" in obj:
-                    traj = _validate(Trajectory, obj, str(file), lineno)
-                    yield traj.id or where, traj
-                elif "prompt" in obj or "response" in obj:
-                    sample = awb_to_sample(obj, source=str(file), line=lineno)
-                    yield str(sample.id) if sample.id is not None else where, sample
+                record = parse_record(obj, source=str(file), line=lineno)
+                if isinstance(record, Trajectory):
+                    yield record.id or where, record
+                elif record is not None:
+                    yield str(record.id) if record.id is not None else where, record
                 else:
                     raise ConfigError(
                         f"{where}: neither a trajectory (needs 'turns') nor an AgentWorldBench "

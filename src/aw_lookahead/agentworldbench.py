@@ -1,4 +1,4 @@
-"""AgentWorldBench records <-> :class:`~aw_lookahead.trajectory.TurnSample`, losslessly.
+"""The AgentWorldBench format: records <-> :class:`~aw_lookahead.trajectory.TurnSample`, losslessly.
 
 A record carries the whole trajectory as rendered chat messages (``prompt``,
 ``response``) plus the 1-based ``turn_idx`` of the target. Import keeps the
@@ -7,11 +7,22 @@ them; whatever does not fit our schema (a ``task`` with a prefix, unknown
 keys, a ``current_prompt`` that differs from the listed one, string instead
 of list, missing optional keys, unpaired turns) is kept under
 ``trajectory.metadata["agentworldbench"]`` so that export restores the same
-JSON values.
+JSON values: reading a record and writing it back yields the same JSON.
+
+* :func:`record_to_sample` / :func:`sample_to_record` - one record.
+* :func:`read_agentworldbench` / :func:`write_agentworldbench` - JSONL files.
+* :func:`load_turn_samples` - a file or folder in either format (benchmark
+  records or our trajectories), detected per record by :func:`parse_record`.
+
+This module sits above :mod:`aw_lookahead.trajectory` (the schema) and
+:mod:`aw_lookahead.prompts` (the default system prompt of an export); neither
+imports it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ._contract import (
@@ -20,8 +31,21 @@ from ._contract import (
     render_user_turn,
     strip_observation_marker,
 )
+from ._jsonl import jsonl_files, validate_record
 from .errors import TrajectoryError
-from .trajectory import Domain, Trajectory, Turn, TurnSample
+from .prompts import default_prompts
+from .trajectory import Domain, JsonlWriter, Trajectory, Turn, TurnSample, iter_jsonl_dicts
+
+__all__ = [
+    "KNOWN_FIELDS",
+    "META_KEY",
+    "load_turn_samples",
+    "parse_record",
+    "read_agentworldbench",
+    "record_to_sample",
+    "sample_to_record",
+    "write_agentworldbench",
+]
 
 KNOWN_FIELDS = (
     "task",
@@ -57,7 +81,7 @@ def _str_list(
     return list(value)
 
 
-def awb_to_sample(
+def record_to_sample(
     record: dict[str, Any], *, source: str | None = None, line: int | None = None
 ) -> TurnSample:
     """Import one AgentWorldBench record; errors name the record's file, line and field."""
@@ -146,8 +170,12 @@ def awb_to_sample(
     return TurnSample(trajectory=traj, turn_idx=turn_idx, id=rid)
 
 
-def sample_to_awb(sample: TurnSample, *, system_str: str | None = None) -> dict[str, Any]:
-    """Export a sample as an AgentWorldBench record (inverse of :func:`awb_to_sample`)."""
+def sample_to_record(sample: TurnSample, *, system_str: str | None = None) -> dict[str, Any]:
+    """Export a sample as an AgentWorldBench record (the inverse of :func:`record_to_sample`).
+
+    ``system_str`` defaults to the trajectory's system prompt, else our
+    prompt for its domain.
+    """
     traj = sample.trajectory
     meta: dict[str, Any] = dict(traj.metadata.get(META_KEY, {}))
     prompts: list[str] = []
@@ -174,8 +202,6 @@ def sample_to_awb(sample: TurnSample, *, system_str: str | None = None) -> dict[
         if traj.system_prompt is not None:
             system_str = traj.system_prompt
         else:
-            from .prompts import default_prompts
-
             # The record's turns carry no tool definitions, so its system prompt holds them all.
             system_str = default_prompts().system(traj.domain, tools=traj.tools, layout="full")
 
@@ -195,3 +221,53 @@ def sample_to_awb(sample: TurnSample, *, system_str: str | None = None) -> dict[
         record["total_turns"] = meta.get("total_turns", len(traj.turns))
     record.update(meta.get("extra", {}))
     return record
+
+
+def parse_record(obj: dict[str, Any], *, source: str, line: int) -> Trajectory | TurnSample | None:
+    """One JSONL object in either format: a trajectory (``turns``), a benchmark sample
+    (``prompt``/``response``), or None when it is neither (the caller words that error)."""
+    if "turns" in obj:
+        return validate_record(Trajectory, obj, source, line)
+    if "prompt" in obj or "response" in obj:
+        return record_to_sample(obj, source=source, line=line)
+    return None
+
+
+def read_agentworldbench(path: str | Path) -> Iterator[TurnSample]:
+    """Stream AgentWorldBench records (a ``*_test.jsonl`` file or their folder) as samples."""
+    for file in jsonl_files(path):
+        for lineno, obj in iter_jsonl_dicts(file):
+            yield record_to_sample(obj, source=str(file), line=lineno)
+
+
+def load_turn_samples(path: str | Path, *, pattern: str = "*.jsonl") -> Iterator[TurnSample]:
+    """Stream samples from either format, detected per record.
+
+    AgentWorldBench records (``prompt``/``response``) give one sample each;
+    trajectories in our schema (``turns``) expand into one sample per turn.
+    A folder is read as its files matching ``pattern``.
+    """
+    for file in jsonl_files(path, pattern):
+        for lineno, obj in iter_jsonl_dicts(file):
+            record = parse_record(obj, source=str(file), line=lineno)
+            if isinstance(record, Trajectory):
+                yield from record.turn_samples()
+            elif record is not None:
+                yield record
+            else:
+                raise TrajectoryError(
+                    "neither a trajectory (needs 'turns') nor an AgentWorldBench record "
+                    "(needs 'prompt' and 'response')",
+                    source=str(file),
+                    line=lineno,
+                )
+
+
+def write_agentworldbench(
+    path: str | Path, samples: Iterable[TurnSample], *, append: bool = False
+) -> int:
+    """Write samples as AgentWorldBench JSONL records; returns how many were written."""
+    with JsonlWriter(path, append=append) as w:
+        for s in samples:
+            w.write(sample_to_record(s))
+        return w.count

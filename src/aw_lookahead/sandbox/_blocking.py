@@ -1,20 +1,19 @@
 """Blocking entry points: a sync sandbox wrapper and trajectory recording.
 
-Both run the async core on a private event loop in a worker thread, so they
-work from plain scripts and from code that already runs an event loop.
+Both run the async core on their own :class:`~aw_lookahead._sync.LoopThread`
+(the package's sync bridge), so they work from plain scripts and from code
+that already runs an event loop, and the shell's pipes die with the wrapper.
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
-import threading
 from collections.abc import Coroutine, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
+from aw_lookahead._sync import LoopThread
 from aw_lookahead.errors import UsageError
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 
@@ -36,11 +35,7 @@ class SyncTerminalSandbox:
         env: Mapping[str, str] | None = None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     ) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="aw-sandbox-loop", daemon=True
-        )
-        self._thread.start()
+        self._loop = LoopThread("aw-sandbox-loop")
         self.sandbox = TerminalSandbox(
             network=network, root=root, env=env, max_output_bytes=max_output_bytes
         )
@@ -51,10 +46,10 @@ class SyncTerminalSandbox:
             raise
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
-        if self._loop.is_closed():
+        if self._loop.closed:
             coro.close()
             raise UsageError("this SyncTerminalSandbox is closed; create a new one")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return self._loop.run(coro)
 
     @property
     def path(self) -> Path:
@@ -75,13 +70,11 @@ class SyncTerminalSandbox:
 
     def close(self) -> None:
         """Close the sandbox, then stop and close the private loop. Idempotent."""
-        if self._loop.is_closed():
+        if self._loop.closed:
             return
         try:
             self._call(self.sandbox.close())
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join()
             self._loop.close()
 
     def __enter__(self) -> SyncTerminalSandbox:
@@ -167,9 +160,5 @@ def record_trajectory(
         network=network,
         id=id,
     )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+    with LoopThread("aw-sandbox-record") as loop:
+        return loop.run(coro)

@@ -1,0 +1,214 @@
+"""The package's import graph has no cycles, and every module imports on its own.
+
+An edge ``a -> b`` is any ``import`` in ``a`` of a module ``b`` of the package,
+wherever it sits: at module level, inside a function (a deferred import only
+hides a cycle until the function runs) or under ``try``. Only imports under
+``if TYPE_CHECKING:`` are not edges, since they never run. Importing
+``pkg.sub.mod`` also runs ``pkg/sub/__init__.py``, so the packages above the
+target are edges too, except those that contain the importer (they are already
+being imported when it runs).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import itertools
+import pkgutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import aw_lookahead
+
+PACKAGE = aw_lookahead.__name__
+ROOT = Path(aw_lookahead.__file__ or "").parents[1]
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: Path
+    is_package: bool
+
+
+def package_modules() -> dict[str, Module]:
+    """Every module of the package but ``__main__`` (importing it runs the CLI)."""
+    found = {PACKAGE: Module(PACKAGE, Path(aw_lookahead.__file__ or ""), True)}
+    for info in pkgutil.walk_packages(aw_lookahead.__path__, PACKAGE + "."):
+        if info.name.rsplit(".", 1)[-1] == "__main__":
+            continue
+        module = importlib.import_module(info.name)
+        found[info.name] = Module(info.name, Path(module.__file__ or ""), info.ispkg)
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run, anywhere in the tree."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _is_inside(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def imports_of(module: Module, modules: dict[str, Module]) -> dict[str, int]:
+    """The package modules ``module`` imports, each with the line of its first import."""
+    tree = ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
+    here = module.name if module.is_package else module.name.rpartition(".")[0]
+    edges: dict[str, int] = {}
+    for node in _import_nodes(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:
+                base = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                # `from pkg import sub` imports pkg.sub; `from pkg import name` needs pkg itself.
+                targets.append(submodule if submodule in modules else source)
+        for target in targets:
+            if target not in modules or target == module.name:
+                continue
+            parts = target.split(".")
+            chain = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+            for name in chain:
+                if name == target or not _is_inside(module.name, name):
+                    edges.setdefault(name, node.lineno)
+    return edges
+
+
+def import_graph() -> tuple[dict[str, Module], dict[str, dict[str, int]]]:
+    modules = package_modules()
+    return modules, {name: imports_of(m, modules) for name, m in modules.items()}
+
+
+def strongly_connected(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Tarjan's components with more than one module (a module never imports itself here)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component: list[str] = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def a_cycle(component: list[str], graph: dict[str, dict[str, int]]) -> list[str]:
+    """One concrete cycle through the first module of a component (shortest, by BFS)."""
+    start = component[0]
+    members = set(component)
+    previous: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following: list[str] = []
+        for v in frontier:
+            for w in sorted(graph[v]):
+                if w not in members:
+                    continue
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return [start, *reversed(path[:-1]), start]
+                if w not in previous:
+                    previous[w] = v
+                    following.append(w)
+        frontier = following
+    raise AssertionError(f"{component} is not a cycle")  # pragma: no cover
+
+
+def describe(
+    component: list[str],
+    modules: dict[str, Module],
+    graph: dict[str, dict[str, int]],
+    root: Path = ROOT,
+) -> str:
+    """The component's modules, then one cycle through them with the line of each import."""
+    cycle = a_cycle(component, graph)
+    steps = [
+        f"    {a} -> {b}  ({modules[a].path.relative_to(root).as_posix()}:{graph[a][b]})"
+        for a, b in itertools.pairwise(cycle)
+    ]
+    return "  " + ", ".join(component) + "; for example:\n" + "\n".join(steps)
+
+
+def test_every_module_imports() -> None:
+    modules = package_modules()
+    assert f"{PACKAGE}.trajectory" in modules
+    assert len(modules) > 50
+
+
+def test_no_import_cycles() -> None:
+    modules, graph = import_graph()
+    components = strongly_connected(graph)
+    assert not components, "import cycles inside the package:\n" + "\n".join(
+        describe(c, modules, graph) for c in components
+    )
+
+
+def test_the_scan_sees_deferred_and_relative_imports(tmp_path: Path) -> None:
+    """The scanner itself: function-level and relative imports are edges, TYPE_CHECKING is not."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from . import c\n"
+        "def f():\n    from .b import g\n"
+    )
+    (pkg / "b.py").write_text("import pkg.a\n")
+    (pkg / "c.py").write_text("from .a import f\n")
+    modules = {
+        "pkg": Module("pkg", pkg / "__init__.py", True),
+        **{f"pkg.{n}": Module(f"pkg.{n}", pkg / f"{n}.py", False) for n in "abc"},
+    }
+    graph = {name: imports_of(m, modules) for name, m in modules.items()}
+    assert graph["pkg.a"] == {"pkg.b": 5}
+    assert graph["pkg.b"] == {"pkg.a": 1}
+    assert graph["pkg.c"] == {"pkg.a": 1}
+    [component] = strongly_connected(graph)
+    assert a_cycle(component, graph) == ["pkg.a", "pkg.b", "pkg.a"]
+    assert "pkg/a.py:5" in describe(component, modules, graph, tmp_path)
