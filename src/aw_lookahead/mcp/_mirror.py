@@ -61,13 +61,13 @@ def mirroring_server(
     on_roots_list_changed: Callable[
         [ServerRequestContext, NotificationParams | None], Awaitable[None]
     ],
-) -> Server[dict[str, Any]]:
+) -> Server:
     """A low-level ``Server`` whose ``tools.listChanged`` is ``downstream``'s."""
     from mcp.server import Server
     from mcp.server.lowlevel.server import NotificationOptions
     from mcp.types import ServerCapabilities
 
-    class MirroringServer(Server[dict[str, Any]]):
+    class MirroringServer(Server):
         def get_capabilities(
             self,
             notification_options: NotificationOptions | None = None,

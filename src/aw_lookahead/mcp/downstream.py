@@ -171,6 +171,11 @@ class Downstream:
         host = parts.netloc.rpartition("@")[2]  # drop user:password@
         return f"{parts.scheme}://{host}{parts.path}"
 
+    @property
+    def closed(self) -> bool:
+        """True once the downstream was closed: it will not (re)start the server again."""
+        return self._closing
+
     def _target(self) -> Transport | str:
         mcp = require("mcp", "mcp")
         from mcp.client.stdio import stdio_client
