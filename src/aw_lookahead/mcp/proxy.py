@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, TypeVarTuple
 import anyio
 
 from aw_lookahead._extras import require
-from aw_lookahead.errors import DownstreamError
+from aw_lookahead.errors import DownstreamError, UsageError
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel.base import WorldModel
 
@@ -340,7 +340,7 @@ class LookaheadProxy:
     def spawn(self, fn: Callable[[*_Ts], Coroutine[object, object, None]], *args: *_Ts) -> None:
         """Run a background task (shadow logging) owned by the proxy."""
         if self._tg is None:
-            raise RuntimeError("the proxy is not running; use it as `async with proxy:`")
+            raise UsageError("the proxy is not running; use it as `async with proxy:` first")
         self._tg.start_soon(fn, *args)
 
 
