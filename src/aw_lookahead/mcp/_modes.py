@@ -1,11 +1,16 @@
-"""The four per-call behaviours of :class:`~aw_lookahead.mcp.proxy.LookaheadProxy`."""
+"""The four per-call behaviours of :class:`~aw_lookahead.mcp.proxy.LookaheadProxy`.
+
+The handlers get a :class:`~._context.ModeContext` (the proxy's settings and
+the services they use), not the proxy: this module never imports :mod:`.proxy`.
+"""
 
 from __future__ import annotations
 
 import difflib
+import json
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -13,28 +18,30 @@ from aw_lookahead.lookahead.safety import unchecked_note
 from aw_lookahead.lookahead.types import Decision, DecisionKind, Outcome
 from aw_lookahead.trajectory import JsonlWriter, Turn
 
+from ._context import CONFIRM_ARG, Arguments, ModeContext, SessionState, error_result
 from .structured import fit_structured
 
 if TYPE_CHECKING:
-    from .proxy import LookaheadProxy, SessionState
+    from mcp.server import ServerRequestContext
+    from mcp.types import CallToolResult, Tool
+
+    from aw_lookahead.trajectory import Trajectory
 
 META_KEY = "io.github.aw-lookahead/decision"
 
 
-def result_text(result: Any) -> str:
+def result_text(result: CallToolResult) -> str:
     """The text of a ``CallToolResult`` as the world model should see it."""
     parts = [
         getattr(c, "text", None) or f"[{getattr(c, 'type', 'content')}]" for c in result.content
     ]
     text = "\n".join(parts)
     if not text and result.structured_content is not None:
-        import json
-
         text = json.dumps(result.structured_content, ensure_ascii=False)
     return f"Error: {text}" if result.is_error and not text.lower().startswith("error") else text
 
 
-def _summary(decision: Decision) -> dict[str, Any]:
+def _summary(decision: Decision) -> dict[str, object]:
     pred = decision.prediction
     return {
         "kind": decision.kind.value,
@@ -53,9 +60,9 @@ def divergence(predicted: str, real: str) -> float:
 
 
 class ModeHandlers:
-    def __init__(self, proxy: LookaheadProxy) -> None:
-        self.proxy = proxy
-        cfg = proxy.config
+    def __init__(self, context: ModeContext) -> None:
+        self.context = context
+        cfg = context.config
         self._log = JsonlWriter(cfg.shadow_log) if cfg.shadow_log is not None else None
         self._shadow_open: list[_ShadowEntry] = []
         self._shadow_changed = anyio.Event()
@@ -64,28 +71,26 @@ class ModeHandlers:
         if self._log is not None:
             self._log.close()
 
-    async def _decide(self, session: SessionState, action: dict[str, Any]) -> Decision:
-        trajectory = await self.proxy.trajectory(session)
-        (decision,) = await self.proxy.engine.gate(trajectory, [action])
+    async def _decide(self, session: SessionState, action: dict[str, object]) -> Decision:
+        trajectory = await self.context.trajectory(session)
+        (decision,) = await self.context.engine.gate(trajectory, [action])
         if decision.prediction is not None:
-            self.proxy.stats["simulated"] += 1
+            self.context.stats["simulated"] += 1
         return decision
 
     # ------------------------------------------------------------------ gate
 
-    async def gate(self, session: SessionState, tool: Any, arguments: dict[str, Any]) -> Any:
-        from .proxy import error_result
-
-        action = {"name": tool.name, "arguments": arguments}
+    async def gate(self, session: SessionState, tool: Tool, arguments: Arguments) -> CallToolResult:
+        action: dict[str, object] = {"name": tool.name, "arguments": arguments}
         decision = await self._decide(session, action)
         if not decision.executes:
-            self.proxy.stats["vetoed"] += 1
+            self.context.stats["vetoed"] += 1
             return error_result(decision.explain(), {META_KEY: _summary(decision)})
-        result = await self.proxy.forward(session, tool.name, arguments)
+        result = await self.context.forward(session, tool.name, arguments)
         meta = dict(result.meta or {})
         meta[META_KEY] = _summary(decision)
-        update: dict[str, Any] = {"meta": meta}
-        note = unchecked_note(decision) if self.proxy.config.note_unchecked else None
+        update: dict[str, object] = {"meta": meta}
+        note = unchecked_note(decision) if self.context.config.note_unchecked else None
         if note is not None:
             from mcp.types import TextContent
 
@@ -95,13 +100,11 @@ class ModeHandlers:
     # ------------------------------------------------------------------ preview
 
     async def preview(
-        self, ctx: Any, session: SessionState, tool: Any, arguments: dict[str, Any]
-    ) -> Any:
+        self, ctx: ServerRequestContext, session: SessionState, tool: Tool, arguments: Arguments
+    ) -> CallToolResult:
         from mcp import types
 
-        from .proxy import CONFIRM_ARG, error_result
-
-        action = {"name": tool.name, "arguments": arguments}
+        action: dict[str, object] = {"name": tool.name, "arguments": arguments}
         decision = await self._decide(session, action)
         predicted = decision.predicted_observation or f"(no prediction: {decision.error})"
         verdict = f"Verdict: {decision.outcome.value}" + (
@@ -109,7 +112,7 @@ class ModeHandlers:
         )
         message = f"Preview of {tool.name}({arguments}):\nPredicted result:\n{predicted}\n{verdict}"
         capability = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-        if self.proxy.config.elicit and ctx.session.check_client_capability(capability):
+        if self.context.config.elicit and ctx.session.check_client_capability(capability):
             schema = {
                 "type": "object",
                 "properties": {"confirm": {"type": "boolean", "description": "Execute it?"}},
@@ -117,28 +120,28 @@ class ModeHandlers:
             }
             answer = await ctx.session.elicit_form(message + "\nExecute this call?", schema)
             if answer.action == "accept" and (answer.content or {}).get("confirm") is True:
-                return await self.proxy.forward(session, tool.name, arguments)
+                return await self.context.forward(session, tool.name, arguments)
             return error_result(
                 f"[aw-lookahead] Not executed: the user did not confirm.\n{message}",
                 {META_KEY: _summary(decision)},
             )
-        token = self.proxy.issue_token(session, tool.name, arguments)
+        token = self.context.issue_token(session, tool.name, arguments)
         return error_result(
             f"[aw-lookahead] PREVIEW ONLY - nothing was executed.\n{message}\n"
             f"To execute it, call {tool.name!r} again with the same arguments plus "
             f'"{CONFIRM_ARG}": "{token}" (single use, valid '
-            f"{self.proxy.config.confirm_ttl_s:g} s).",
+            f"{self.context.config.confirm_ttl_s:g} s).",
             {META_KEY: {**_summary(decision), "confirm_token": token}},
         )
 
     # ------------------------------------------------------------------ dryrun
 
-    async def dryrun(self, session: SessionState, tool: Any, arguments: dict[str, Any]) -> Any:
+    async def dryrun(
+        self, session: SessionState, tool: Tool, arguments: Arguments
+    ) -> CallToolResult:
         from mcp.types import CallToolResult, TextContent
 
-        from .proxy import error_result
-
-        action = {"name": tool.name, "arguments": arguments}
+        action: dict[str, object] = {"name": tool.name, "arguments": arguments}
         call_no = session.calls
         session.calls += 1
         decision = await self._decide(session, action)
@@ -149,7 +152,7 @@ class ModeHandlers:
             )
         text = decision.prediction.observation
         is_error = decision.outcome is Outcome.FAILURE
-        perturb = self.proxy.config.perturb
+        perturb = self.context.config.perturb
         if perturb is not None:
             fault = perturb.plan(session.ordinal, call_no, tool.name)
             if fault.delay_s > 0:
@@ -175,14 +178,16 @@ class ModeHandlers:
 
     # ------------------------------------------------------------------ shadow
 
-    async def shadow(self, session: SessionState, tool: Any, arguments: dict[str, Any]) -> Any:
-        action = {"name": tool.name, "arguments": arguments}
-        trajectory = await self.proxy.trajectory(session)
+    async def shadow(
+        self, session: SessionState, tool: Tool, arguments: Arguments
+    ) -> CallToolResult:
+        action: dict[str, object] = {"name": tool.name, "arguments": arguments}
+        trajectory = await self.context.trajectory(session)
         entry = _ShadowEntry(time.time(), session.ordinal, len(trajectory.turns) + 1, action)
         self._shadow_open.append(entry)
-        self.proxy.spawn(self._shadow_predict, trajectory, entry)
+        self.context.spawn(self._shadow_predict, trajectory, entry)
         try:
-            result = await self.proxy.forward(session, tool.name, arguments)
+            result = await self.context.forward(session, tool.name, arguments)
             entry.real = result_text(result)
             entry.real_is_error = bool(result.is_error)
             return result
@@ -194,8 +199,8 @@ class ModeHandlers:
             entry.real_done = True
             self._shadow_settle(entry)
 
-    async def _shadow_predict(self, trajectory: Any, entry: _ShadowEntry) -> None:
-        entry.decision = (await self.proxy.engine.gate(trajectory, [entry.action]))[0]
+    async def _shadow_predict(self, trajectory: Trajectory, entry: _ShadowEntry) -> None:
+        entry.decision = (await self.context.engine.gate(trajectory, [entry.action]))[0]
         self._shadow_settle(entry)
 
     def _shadow_settle(self, entry: _ShadowEntry, missing: str | None = None) -> None:
@@ -230,14 +235,14 @@ class _ShadowEntry:
     started: float
     session: int
     turn: int
-    action: dict[str, Any]
+    action: dict[str, object]
     real: str | None = None
     real_is_error: bool | None = None
     real_done: bool = False
     decision: Decision | None = None
     written: bool = False
 
-    def record(self, missing: str | None) -> dict[str, Any]:
+    def record(self, missing: str | None) -> dict[str, object]:
         decision = self.decision
         predicted = decision.predicted_observation if decision is not None else None
         simulated = decision is not None and decision.kind is not DecisionKind.UNSIMULATED

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 
@@ -66,7 +66,7 @@ async def with_progress(
     return result
 
 
-def reporter(ctx: Any) -> Report | None:
+def reporter(ctx: object) -> Report | None:
     """The request's progress reporter (``None`` outside a request)."""
     session = getattr(ctx, "session", None)
     report = getattr(session, "report_progress", None)

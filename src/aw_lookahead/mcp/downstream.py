@@ -30,12 +30,19 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
 from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError, DownstreamError
+
+from ._context import Arguments
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+    from mcp.client import Client, ClientRequestContext, IncomingMessage, Transport
+    from mcp.types import CallToolResult, ErrorData, ListRootsResult, Root, Tool
 
 __all__ = ["Downstream", "list_all_tools"]
 
@@ -86,12 +93,12 @@ class _StderrTail:
         return " | ".join(line.strip() for line in self.lines if line.strip())
 
 
-RootsProvider = Callable[[], Awaitable[Any]]
+RootsProvider = Callable[[], Awaitable["list[Root] | None"]]
 
 
-async def list_all_tools(client: Any) -> list[Any]:
+async def list_all_tools(client: Client) -> list[Tool]:
     """Every tool a connected MCP client's server lists, following ``next_cursor`` pages."""
-    tools: list[Any] = []
+    tools: list[Tool] = []
     cursor = None
     while True:
         page = await client.list_tools(cursor=cursor)
@@ -132,14 +139,14 @@ class Downstream:
         self.forwarded = 0
         self.restarts = 0
         self.generation = 0
-        self._client: Any = None
-        self._tools: list[Any] = []
+        self._client: Client | None = None
+        self._tools: list[Tool] = []
         self._ready = anyio.Event()
         self._restart = anyio.Event()
         self._closing = False
         self._last_error = ""
         self._failed = anyio.Event()
-        self._tg: Any = None
+        self._tg: TaskGroup | None = None
         self._stderr: _StderrTail | None = None
         self.roots = roots
         self.on_tools_changed = on_tools_changed
@@ -164,7 +171,12 @@ class Downstream:
         host = parts.netloc.rpartition("@")[2]  # drop user:password@
         return f"{parts.scheme}://{host}{parts.path}"
 
-    def _target(self) -> Any:
+    @property
+    def closed(self) -> bool:
+        """True once the downstream was closed: it will not (re)start the server again."""
+        return self._closing
+
+    def _target(self) -> Transport | str:
         mcp = require("mcp", "mcp")
         from mcp.client.stdio import stdio_client
 
@@ -177,7 +189,7 @@ class Downstream:
         self._stderr = _StderrTail()
         return stdio_client(params, errlog=self._stderr.writer)
 
-    async def _list_roots(self, context: Any) -> Any:
+    async def _list_roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
         from mcp import types
 
         self.asked_roots += 1
@@ -189,10 +201,10 @@ class Downstream:
             return types.ErrorData(code=types.INVALID_REQUEST, message="List roots not supported")
         return types.ListRootsResult(roots=list(roots))
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: IncomingMessage) -> None:
         from mcp import types
 
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, types.ToolListChangedNotification) and self._tg is not None:
             self._tg.start_soon(self._relist)
 
     async def _relist(self) -> None:
@@ -232,8 +244,9 @@ class Downstream:
     async def __aexit__(self, *exc: object) -> None:
         self._closing = True
         self._restart.set()
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+            await self._tg.__aexit__(None, None, None)
 
     async def _supervise(self) -> None:
         mcp = require("mcp", "mcp")
@@ -285,14 +298,14 @@ class Downstream:
         tail = self._stderr.tail() if self._stderr is not None else ""
         return f"{text}; its stderr ends with: {tail}" if tail else text
 
-    async def _connected(self) -> Any:
+    async def _connected(self) -> Client:
         if self._client is not None:
             return self._client
         failed = self._failed
         with anyio.move_on_after(self.start_timeout_s):
             async with anyio.create_task_group() as tg:
 
-                async def until(event: Any) -> None:
+                async def until(event: anyio.Event) -> None:
                     await event.wait()
                     tg.cancel_scope.cancel()
 
@@ -325,12 +338,12 @@ class Downstream:
             self._ready = anyio.Event()
             self._restart.set()
 
-    async def tools(self) -> list[Any]:
+    async def tools(self) -> list[Tool]:
         """The downstream tool definitions (``mcp.types.Tool``), as last listed."""
         await self._connected()
         return list(self._tools)
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, name: str, arguments: Arguments) -> CallToolResult:
         """Send one ``tools/call`` (never retried) and return the ``CallToolResult``."""
         client = await self._connected()
         generation = self.generation

@@ -49,65 +49,49 @@ import hashlib
 import json
 import secrets
 import time
-import warnings
 import weakref
-from dataclasses import dataclass, field
-from enum import StrEnum
-from pathlib import Path
-from typing import Any, Literal
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVarTuple
 
 import anyio
 
 from aw_lookahead._extras import require
-from aw_lookahead.errors import DownstreamError
+from aw_lookahead.errors import DownstreamError, UsageError
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel.base import WorldModel
 
-from ._mirror import mirroring_server_class, with_confirm_arg
+from ._context import (
+    CONFIRM_ARG,
+    Arguments,
+    ModeContext,
+    ProxyConfig,
+    ProxyMode,
+    SessionState,
+    error_result,
+)
+from ._mirror import ClientMirror, mirroring_server, with_confirm_arg
 from ._modes import ModeHandlers, result_text
 from ._progress import reporter, with_progress
 from .downstream import Downstream
-from .perturb import Perturbation
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine
+
+    from anyio.abc import TaskGroup
+    from mcp.server import ServerRequestContext
+    from mcp.server.connection import Connection
+    from mcp.types import (
+        CallToolRequestParams,
+        CallToolResult,
+        ListToolsResult,
+        PaginatedRequestParams,
+        Tool,
+    )
 
 __all__ = ["CONFIRM_ARG", "LookaheadProxy", "ProxyConfig", "ProxyMode", "SessionState"]
 
-CONFIRM_ARG = "_aw_confirm"
-
-
-class ProxyMode(StrEnum):
-    GATE = "gate"
-    PREVIEW = "preview"
-    DRYRUN = "dryrun"
-    SHADOW = "shadow"
-
-
-@dataclass
-class ProxyConfig:
-    """How the proxy decides; see the module docstring for the modes."""
-
-    mode: ProxyMode = ProxyMode.GATE
-    simulate: Literal["always", "risky"] = "risky"
-    on_error: Literal["fail_safe", "fail_open", "fail_closed"] = "fail_safe"
-    deadline_s: float | None = None  # None: from the world model's timeout
-    note_unchecked: bool = True
-    perturb: Perturbation | None = None
-    shadow_log: Path | None = None
-    shadow_flush_s: float = 10.0
-    confirm_ttl_s: float = 600.0
-    max_pending_tokens: int = 16
-    max_history: int = 50
-    elicit: bool = True
-
-
-@dataclass
-class SessionState:
-    """One client session: its real (or, in dryrun, simulated) history."""
-
-    ordinal: int
-    turns: list[Turn] = field(default_factory=list)
-    calls: int = 0
-    owner: str = ""
-    """Who may redeem this session's preview tokens (a session, or a stateless caller)."""
+_Ts = TypeVarTuple("_Ts")
 
 
 @dataclass
@@ -118,7 +102,7 @@ class _Pending:
     expires: float
 
 
-def canonical_arguments(arguments: dict[str, Any]) -> str:
+def canonical_arguments(arguments: Arguments) -> str:
     """Canonical JSON of arguments: sorted keys, types kept (``1``, ``1.0``, ``true`` differ)."""
     return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
@@ -144,8 +128,7 @@ class LookaheadProxy:
         from aw_lookahead.lookahead import Lookahead, RuleJudge
 
         self.downstream = downstream
-        downstream.roots = self._roots_for_downstream
-        downstream.on_tools_changed = self._tools_changed
+        self._mirror = ClientMirror(downstream)
         self.world_model = world_model
         self.config = config or ProxyConfig()
         policy = "always" if self.config.mode is not ProxyMode.GATE else self.config.simulate
@@ -159,45 +142,53 @@ class LookaheadProxy:
         self._sessions = _SessionMap()
         self._ordinals = 0
         self._pending: dict[str, _Pending] = {}
-        self._modes = ModeHandlers(self)
-        self._tg: Any = None
         self.stats: dict[str, int] = {"calls": 0, "vetoed": 0, "forwarded": 0, "simulated": 0}
-        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._roots_read: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._roots: list[Any] | None = None
-        server_cls = mirroring_server_class()
-        with warnings.catch_warnings():  # roots are deprecated in 2026-07-28, still used by IDEs
-            warnings.simplefilter("ignore")
-            self.server: Any = server_cls(
-                name,
-                version=__version__,
-                instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
-                f"{downstream.label}",
-                on_list_tools=self._on_list_tools,
-                on_call_tool=self._on_call_tool,
-                on_roots_list_changed=self._on_roots_list_changed,
+        self._modes = ModeHandlers(
+            ModeContext(
+                config=self.config,
+                engine=self.engine,
+                stats=self.stats,
+                trajectory=self.trajectory,
+                forward=self.forward,
+                issue_token=self.issue_token,
+                spawn=self.spawn,
             )
-        self.server.mirror = downstream
+        )
+        self._tg: TaskGroup | None = None
+        self._stack: AsyncExitStack | None = None
+        self.server = mirroring_server(
+            downstream,
+            name,
+            version=__version__,
+            instructions=f"aw-lookahead proxy ({self.config.mode.value} mode) in front of "
+            f"{downstream.label}",
+            on_list_tools=self._on_list_tools,
+            on_call_tool=self._on_call_tool,
+            on_roots_list_changed=self._mirror.on_roots_list_changed,
+        )
 
     async def __aenter__(self) -> LookaheadProxy:
-        """Start the downstream and wait for it; a failed start raises one DownstreamError."""
-        await self.downstream.__aenter__()
-        try:
+        """Start the downstream and wait for it; a failed start raises one DownstreamError.
+
+        Whatever was opened before a failure (or a cancellation) is closed
+        again before the error leaves: no downstream process is left behind.
+        """
+        async with AsyncExitStack() as stack:
+            stack.callback(self._modes.close)
+            await stack.enter_async_context(self.downstream)
             await self.downstream.started()
-        except BaseException:
-            await self.downstream.__aexit__(None, None, None)
-            raise
-        self._tg = anyio.create_task_group()
-        await self._tg.__aenter__()
+            self._tg = await stack.enter_async_context(anyio.create_task_group())
+            self._stack = stack.pop_all()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         with anyio.CancelScope(shield=True):
             await self.flush_shadow(self.config.shadow_flush_s, "the proxy stopped first")
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
-        await self.downstream.__aexit__(*exc)
-        self._modes.close()
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+        if self._stack is not None:
+            await self._stack.aclose()  # the task group, the downstream, the shadow log
+        self._tg = self._stack = None
 
     async def flush_shadow(self, wait_s: float, why: str) -> None:
         """Write every completed shadow pair, waiting up to ``wait_s`` for its prediction."""
@@ -205,21 +196,25 @@ class LookaheadProxy:
 
     # ------------------------------------------------------------------ MCP handlers
 
-    async def _on_list_tools(self, ctx: Any, params: Any) -> Any:
+    async def _on_list_tools(
+        self, ctx: ServerRequestContext, params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
         from mcp.types import ListToolsResult
 
-        await self._client_seen(ctx)
+        await self._mirror.client_seen(ctx)
         tools = await self.downstream.tools()
         if self.config.mode is ProxyMode.PREVIEW:
             tools = [with_confirm_arg(t, CONFIRM_ARG) for t in tools]
         return ListToolsResult(tools=tools)
 
-    async def _on_call_tool(self, ctx: Any, params: Any) -> Any:
+    async def _on_call_tool(
+        self, ctx: ServerRequestContext, params: CallToolRequestParams
+    ) -> CallToolResult:
         self.stats["calls"] += 1
         arguments = dict(params.arguments or {})
         session = self.session_state(ctx)
         try:
-            await self._client_seen(ctx)
+            await self._mirror.client_seen(ctx)
             return await with_progress(
                 reporter(ctx),
                 lambda: self._dispatch(ctx, session, params.name, arguments),
@@ -233,8 +228,8 @@ class LookaheadProxy:
             return error_result(f"[aw-lookahead proxy] internal error: {type(exc).__name__}: {exc}")
 
     async def _dispatch(
-        self, ctx: Any, session: SessionState, name: str, arguments: dict[str, Any]
-    ) -> Any:
+        self, ctx: ServerRequestContext, session: SessionState, name: str, arguments: Arguments
+    ) -> CallToolResult:
         mode = self.config.mode
         token = arguments.pop(CONFIRM_ARG, None)
         if mode is ProxyMode.PREVIEW and token is not None:
@@ -251,72 +246,9 @@ class LookaheadProxy:
             return await self._modes.dryrun(session, tool, arguments)
         return await self._modes.shadow(session, tool, arguments)
 
-    # ------------------------------------------------------------------ mirroring
-
-    async def _client_seen(self, ctx: Any) -> None:
-        """Remember the client's connection; read its roots once (again after a change)."""
-        conn = getattr(ctx.session, "_connection", None)
-        if conn is None:
-            return
-        try:
-            self._connections.add(conn)
-            if conn in self._roots_read:
-                return
-            self._roots_read.add(conn)
-        except TypeError:
-            return
-        from mcp import types
-        from mcp.shared.message import ServerMessageMetadata
-
-        wants = types.ClientCapabilities(roots=types.RootsCapability())
-        if not ctx.session.check_client_capability(wants):
-            return
-        try:
-            result = await ctx.session.send_request(
-                types.ListRootsRequest(),
-                types.ListRootsResult,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-            )
-        except Exception:  # a client that declares roots but cannot list them: keep as is
-            return
-        await self._set_roots(list(result.roots))
-
-    async def _on_roots_list_changed(self, ctx: Any, params: Any) -> None:
-        conn = getattr(ctx.session, "_connection", None)
-        if conn is None:
-            return
-        self._roots_read.discard(conn)
-        try:  # read them now over the connection's own channel; else at the next request
-            raw = await conn.outbound.send_raw_request("roots/list", None, None)
-            from mcp import types
-
-            roots = types.ListRootsResult.model_validate(raw).roots
-        except Exception:
-            return
-        self._roots_read.add(conn)
-        await self._set_roots(list(roots))
-
-    async def _set_roots(self, roots: list[Any]) -> None:
-        if self._roots is not None and [r.uri for r in roots] == [r.uri for r in self._roots]:
-            return
-        self._roots = roots
-        await self.downstream.roots_changed()
-
-    async def _roots_for_downstream(self) -> list[Any] | None:
-        return self._roots
-
-    async def _tools_changed(self) -> None:
-        for conn in list(self._connections):
-            if str(getattr(conn, "protocol_version", "")) >= "2026-07-28":
-                continue  # stateless clients learn of changes through subscriptions, not here
-            try:
-                await conn.outbound.notify("notifications/tools/list_changed", None)
-            except Exception:  # a closed connection
-                self._connections.discard(conn)
-
     # ------------------------------------------------------------------ helpers for modes
 
-    def session_state(self, ctx: Any) -> SessionState:
+    def session_state(self, ctx: ServerRequestContext) -> SessionState:
         """The state of the client connection behind ``ctx``; never shared between clients.
 
         Handshake-era connections (stdio, streamable HTTP with a session id)
@@ -326,7 +258,7 @@ class LookaheadProxy:
         (no history), whose preview tokens belong to the request's
         ``Authorization`` header.
         """
-        key: Any = getattr(ctx.session, "_connection", None)
+        key: Connection | str | None = getattr(ctx.session, "_connection", None)
         if key is None or str(getattr(ctx, "protocol_version", "")) >= "2026-07-28":
             request = getattr(ctx, "request", None)
             if request is not None:
@@ -343,7 +275,7 @@ class LookaheadProxy:
         self._ordinals += 1
         return SessionState(ordinal=ordinal, owner=owner or f"session:{ordinal}")
 
-    async def find_tool(self, name: str) -> Any:
+    async def find_tool(self, name: str) -> Tool | None:
         for tool in await self.downstream.tools():
             if tool.name == name:
                 return tool
@@ -357,16 +289,20 @@ class LookaheadProxy:
         turns = session.turns[-self.config.max_history :] if self.config.max_history else []
         return Trajectory(domain="mcp", tools=tools, turns=list(turns))
 
-    def remember(self, session: SessionState, action: dict[str, Any], result: Any) -> None:
+    def remember(
+        self, session: SessionState, action: dict[str, object], result: CallToolResult
+    ) -> None:
         session.turns.append(Turn(action=action, observation=result_text(result)))
 
-    async def forward(self, session: SessionState, name: str, arguments: dict[str, Any]) -> Any:
+    async def forward(
+        self, session: SessionState, name: str, arguments: Arguments
+    ) -> CallToolResult:
         result = await self.downstream.call(name, arguments)
         self.stats["forwarded"] += 1
         self.remember(session, {"name": name, "arguments": arguments}, result)
         return result
 
-    def issue_token(self, session: SessionState, name: str, arguments: dict[str, Any]) -> str:
+    def issue_token(self, session: SessionState, name: str, arguments: Arguments) -> str:
         """A single-use token for this call, redeemable only by ``session.owner``."""
         now = time.monotonic()
         for key in [k for k, p in self._pending.items() if p.expires < now]:
@@ -381,8 +317,8 @@ class LookaheadProxy:
         return token
 
     async def _confirmed(
-        self, session: SessionState, name: str, arguments: dict[str, Any], token: str
-    ) -> Any:
+        self, session: SessionState, name: str, arguments: Arguments, token: str
+    ) -> CallToolResult:
         pending = self._pending.pop(token, None)  # single use: popped before forwarding
         if pending is None or pending.expires < time.monotonic():
             return error_result(
@@ -401,39 +337,34 @@ class LookaheadProxy:
             )
         return await self.forward(session, name, arguments)
 
-    def spawn(self, fn: Any, *args: Any) -> None:
+    def spawn(self, fn: Callable[[*_Ts], Coroutine[object, object, None]], *args: *_Ts) -> None:
         """Run a background task (shadow logging) owned by the proxy."""
+        if self._tg is None:
+            raise UsageError("the proxy is not running; use it as `async with proxy:` first")
         self._tg.start_soon(fn, *args)
 
 
-class _SessionMap(dict[Any, SessionState]):
+class _SessionMap(dict[object, SessionState]):
     """Connection -> state; entries of closed connections are dropped (weak keys)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._weak: weakref.WeakKeyDictionary[Any, SessionState] = weakref.WeakKeyDictionary()
+        self._weak: weakref.WeakKeyDictionary[object, SessionState] = weakref.WeakKeyDictionary()
 
-    def get(self, key: Any, default: SessionState | None = None) -> SessionState | None:  # type: ignore[override]
+    def get(self, key: object, default: SessionState | None = None) -> SessionState | None:  # type: ignore[override]
         try:
             return self._weak.get(key, default)
         except TypeError:
             return super().get(key, default)
 
-    def __setitem__(self, key: Any, value: SessionState) -> None:
+    def __setitem__(self, key: object, value: SessionState) -> None:
         try:
             self._weak[key] = value
         except TypeError:
             super().__setitem__(key, value)
 
 
-def error_result(text: str, meta: dict[str, Any] | None = None) -> Any:
-    """An ``isError`` tool result (skips the client's output-schema check)."""
-    from mcp.types import CallToolResult, TextContent
-
-    return CallToolResult(content=[TextContent(text=text)], is_error=True, _meta=meta)
-
-
-def _stateless_owner(request: Any) -> str:
+def _stateless_owner(request: object) -> str:
     """Who a stateless HTTP request is: a digest of its Authorization header (or anonymous)."""
     headers = getattr(request, "headers", None)
     auth = headers.get("authorization", "") if headers is not None else ""

@@ -14,7 +14,7 @@ the engine's deadline.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -33,6 +33,10 @@ from ._models import (
     decision_view,
 )
 from ._progress import reporter, with_progress
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver import Context
 
 __all__ = ["MAX_CANDIDATES", "build_server"]
 
@@ -79,15 +83,12 @@ def build_server(
     on_error: str = "fail_closed",
     deadline_s: float | None = None,
     max_candidates: int = MAX_CANDIDATES,
-) -> Any:
+) -> MCPServer:
     """An ``MCPServer`` with the ``simulate`` and ``lookahead`` tools over ``world_model``.
 
     ``lookahead`` takes at most ``max_candidates`` candidates per call (each
     costs one world-model request); more are refused with an ``isError``
     result that names the limit.
-
-    Returned as ``Any`` so the ``mcp`` extra stays optional for type checkers
-    of callers; the object is a :class:`mcp.server.MCPServer`.
     """
     require("mcp", "mcp")
     from mcp.server import MCPServer
@@ -121,7 +122,7 @@ def build_server(
             Field(description="MCP tool definitions (name, description, inputSchema) for mcp."),
         ] = None,
         task: Annotated[str | None, Field(description="The agent's task, if known.")] = None,
-        ctx: Any = None,
+        ctx: Context | None = None,
     ) -> SimulateResult:
         try:
             trajectory = build_trajectory(domain, history, task=task, tools=tools)
@@ -159,7 +160,7 @@ def build_server(
         tools: Annotated[
             list[dict[str, Any]] | None, Field(description="MCP tool definitions for mcp.")
         ] = None,
-        ctx: Any = None,
+        ctx: Context | None = None,
     ) -> LookaheadResult:
         if len(candidates) > max_candidates:
             raise ToolError(

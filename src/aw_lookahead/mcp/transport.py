@@ -21,17 +21,19 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from aw_lookahead._extras import require
 from aw_lookahead._net import WILDCARD_BINDS, is_loopback
 from aw_lookahead.errors import ConfigError
 
-__all__ = ["BearerAuth", "check_http_auth", "http_app", "serve_http", "serve_stdio"]
+if TYPE_CHECKING:
+    from mcp.server import MCPServer, Server
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
-Scope = MutableMapping[str, Any]
-ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Any]
+__all__ = ["BearerAuth", "check_http_auth", "http_app", "serve_http", "serve_stdio"]
 
 log = logging.getLogger("aw_lookahead.mcp")
 
@@ -54,7 +56,7 @@ class BearerAuth:
     token exactly, in constant time. An empty token is a ConfigError.
     """
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self._expected = _check_token(token)
 
@@ -63,7 +65,7 @@ class BearerAuth:
         ok_scheme = scheme.lower() == b"bearer"
         return hmac.compare_digest(credentials.strip(), self._expected) and ok_scheme
 
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             headers = dict(scope.get("headers") or [])
             if not self._authorized(headers.get(b"authorization", b"")):
@@ -98,7 +100,7 @@ def check_http_auth(
 
 def _security_settings(
     host: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
-) -> Any:
+) -> TransportSecuritySettings:
     from mcp.server.transport_security import TransportSecuritySettings
 
     hosts = list(_LOOPBACK_HOSTS)
@@ -112,13 +114,15 @@ def _security_settings(
     )
 
 
-def _lowlevel(server: Any) -> Any:
-    inner = getattr(server, "_lowlevel_server", None)
-    return inner if inner is not None else server
+def _lowlevel(server: Server | MCPServer) -> Server:
+    """The low-level ``Server`` that runs the protocol (an ``MCPServer`` wraps one)."""
+    from mcp.server import MCPServer
+
+    return server._lowlevel_server if isinstance(server, MCPServer) else server
 
 
 def http_app(
-    server: Any,
+    server: Server | MCPServer,
     *,
     host: str = "127.0.0.1",
     auth_token: str | None = None,
@@ -126,7 +130,7 @@ def http_app(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     allow_unauthenticated: bool = False,
-) -> Any:
+) -> ASGIApp:
     """The ASGI app serving ``server`` at ``path``; see the module docstring for the checks.
 
     ``allowed_hosts`` are Host header values (``name:port``, ``name:*`` for any
@@ -146,7 +150,7 @@ def http_app(
     return BearerAuth(app, auth_token) if auth_token is not None else app
 
 
-async def serve_stdio(server: Any) -> None:
+async def serve_stdio(server: Server | MCPServer) -> None:
     """Serve over this process's stdin/stdout until the client closes them."""
     require("mcp", "mcp")
     from mcp.server.stdio import stdio_server
@@ -157,7 +161,7 @@ async def serve_stdio(server: Any) -> None:
 
 
 async def serve_http(
-    server: Any,
+    server: Server | MCPServer,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
