@@ -9,6 +9,7 @@ too (e.g. a notebook), since the work never runs on the caller's loop.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -32,7 +33,11 @@ def _background_loop() -> asyncio.AbstractEventLoop:
         return loop
 
 
+def submit(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """Start ``coro`` on the shared background loop; the caller waits on (or cancels) the future."""
+    return asyncio.run_coroutine_threadsafe(coro, _background_loop())
+
+
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     """Run ``coro`` on the shared background loop and wait for its result."""
-    future = asyncio.run_coroutine_threadsafe(coro, _background_loop())
-    return future.result(timeout)
+    return submit(coro).result(timeout)
