@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from aw_lookahead.errors import TrajectoryError
 from aw_lookahead.trajectory import (
     Action,
     Trajectory,
@@ -177,6 +178,14 @@ def is_shadow_record(obj: dict[str, Any]) -> bool:
 
 def load_shadow_pair(obj: dict[str, Any], *, source: str, line: int) -> ShadowPair:
     """Validate one decoded line; a bad one raises a TrajectoryError naming file, line and field."""
+    if "sample" not in obj:
+        raise TrajectoryError(
+            "a shadow log line needs 'sample' (the history and the real observation); logs "
+            "written before aw-lookahead shared one shadow format lack it: record them again",
+            source=source,
+            line=line,
+            field="sample",
+        )
     return _validate(ShadowPair, obj, source, line)
 
 

@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from aw_lookahead._awb import awb_to_sample
 from aw_lookahead.errors import ConfigError
+from aw_lookahead.lookahead.shadow import is_shadow_record, load_shadow_pair
 from aw_lookahead.prompts import PromptSet, history_messages, render_messages
 from aw_lookahead.trajectory import (
     Trajectory,
@@ -153,7 +154,10 @@ def read_training_records(
     """Stream ``(key, record)`` from JSONL files or folders of them.
 
     A record with ``turns`` is a trajectory (our schema, also what the
-    recorder and shadow mode write); one with ``prompt``/``response`` is an
+    recorder writes); one with ``predicted``/``real`` is a shadow log line of
+    either adapter (:class:`~aw_lookahead.lookahead.shadow.ShadowPair`), read
+    as its one sample: the history the engine saw, the action, and the *real*
+    observation as the target; one with ``prompt``/``response`` is an
     AgentWorldBench sample. ``key`` is the record's id, else ``file:line``.
     """
     for path in paths:
@@ -163,13 +167,16 @@ def read_training_records(
                 if "turns" in obj:
                     traj = _validate(Trajectory, obj, str(file), lineno)
                     yield traj.id or where, traj
+                elif is_shadow_record(obj):
+                    yield where, load_shadow_pair(obj, source=str(file), line=lineno).sample
                 elif "prompt" in obj or "response" in obj:
                     sample = awb_to_sample(obj, source=str(file), line=lineno)
                     yield str(sample.id) if sample.id is not None else where, sample
                 else:
                     raise ConfigError(
-                        f"{where}: neither a trajectory (needs 'turns') nor an AgentWorldBench "
-                        "record (needs 'prompt' and 'response')"
+                        f"{where}: neither a trajectory (needs 'turns'), a shadow log line "
+                        "(needs 'predicted' and 'real') nor an AgentWorldBench record (needs "
+                        "'prompt' and 'response')"
                     )
 
 
