@@ -97,7 +97,8 @@ def test_langgraph_and_mcp_shadow_logs_load_as_one_record_type(
     assert len({p.run_id for p in lg}) == len({p.run_id for p in mcp}) == 1
     for pair in lg + mcp:
         assert pair.started_at > 0
-        assert pair.divergence is not None and 0.0 <= pair.divergence <= 1.0
+        assert pair.divergence is not None
+        assert 0.0 <= pair.divergence <= 1.0
         # The training sample: history as the engine saw it, the action, the real observation.
         assert pair.sample.observation == pair.real
         assert pair.sample.action == pair.action
@@ -161,6 +162,7 @@ def test_a_bad_shadow_line_is_one_error_naming_file_line_and_field(
     data.write_text(_line() + "\n" + bad + "\n")
     rc, err = _train(["train", "--model", str(tmp_path), "--data", str(data), "--out", "o"])
     assert rc != 0
-    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err
     assert f"{data}:2" in err
     assert f"field {field!r}" in err
