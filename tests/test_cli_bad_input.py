@@ -30,7 +30,8 @@ FUZZ = settings(
 )
 
 _KEYS = ("domain", "turns", "action", "observation", "task", "prompt", "response", "turn_idx",
-         "id", "status", "judge", "rule", "total", "failed", "verdict", "line_f1")  # fmt: skip
+         "id", "status", "judge", "rule", "total", "failed", "verdict", "line_f1",
+         "predicted", "real", "sample")  # fmt: skip
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 _json = st.recursive(
     _scalars | st.sampled_from(("terminal", "mcp", "ls", "ok")),

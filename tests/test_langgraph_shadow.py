@@ -93,7 +93,7 @@ def test_shadow_never_changes_execution(tmp_path: Path) -> None:
     assert [by_cmd[c].would_execute for c in (CAT_MISSING, LS, RM_DATA)] == [False, True, False]
     # Each pair is a training sample whose target is the real observation.
     assert by_cmd[LS].sample.observation == by_cmd[LS].real
-    assert all(p.error is None for p in pairs)
+    assert all(p.predicted_error is None for p in pairs)
 
 
 async def test_shadow_async_and_world_model_failure(shell: ShellTool) -> None:
@@ -146,7 +146,7 @@ async def test_shadow_with_the_real_world_model(shell: ShellTool, vllm_server: A
     ]
     assert len(mw.pairs) == 2
     for pair in mw.pairs:
-        assert pair.error is None
+        assert pair.predicted_error is None
         assert pair.predicted is not None
         assert pair.divergence is not None
         assert 0.0 <= pair.divergence <= 1.0

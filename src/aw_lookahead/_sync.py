@@ -107,11 +107,6 @@ def _shared_loop() -> LoopThread:
         return _shared[0]
 
 
-def _background_loop() -> asyncio.AbstractEventLoop:
-    """The shared loop itself (kept for callers that schedule on it directly; prefer submit)."""
-    return _shared_loop().loop
-
-
 def submit(coro: Coroutine[Any, Any, T]) -> Future[T]:
     """Schedule ``coro`` on the shared background loop and return its concurrent future."""
     return _shared_loop().submit(coro)

@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
         required=True,
         nargs="+",
         type=Path,
-        help="JSONL files or folders: trajectories (our schema, recorder/shadow output) or "
+        help="JSONL files or folders: trajectories (our schema, recorder output), shadow logs "
+        "(LangGraph middleware or MCP proxy; the real observations are the targets) or "
         "AgentWorldBench records",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
@@ -161,7 +162,7 @@ def _check_data(paths: list[Path]) -> None:
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.training.data import read_training_records
 
-    if not any(True for _ in read_training_records(paths)):
+    if sum(1 for _ in read_training_records(paths)) == 0:
         raise ConfigError(f"--data {' '.join(map(str, paths))} holds no records")
 
 

@@ -1,42 +1,37 @@
-"""Shadow mode: execute for real AND simulate; log (predicted, real) with a divergence score.
+"""Shadow mode for LangChain agents: execute for real AND simulate; log the pair.
 
 A live fidelity metric for a team deciding whether to trust a world model,
-and training data (each pair holds a :class:`~aw_lookahead.trajectory.TurnSample`
-whose target is the real observation). Use ``ShadowMiddleware`` in
-``create_agent`` or hand its methods to a ``ToolNode``.
+and training data. Use ``ShadowMiddleware`` in ``create_agent`` or hand its
+methods to a ``ToolNode``. The record (:class:`ShadowPair`), the divergence
+measure (:func:`divergence`, ``1 - F1`` of token multisets) and the reader
+live in :mod:`aw_lookahead.lookahead.shadow` and are shared with the MCP
+proxy's shadow mode, so both logs have one format; they are re-exported here.
 
 Guarantees: the tool runs exactly as it would without shadow mode and its
 result is returned unchanged; the simulation runs concurrently with the tool
 (on the running loop under ``ainvoke``, on the package's background loop
 under ``invoke``) and its failure, or its running past ``deadline_s``,
-only marks the pair (``error``), never the tool call. The gate decision the
-engine *would* have made is logged too (``would_execute``), so the log also
-counts the real successes a gate would have blocked.
-
-:func:`divergence` is ``1 - F1`` of the token multisets of the two texts
-after normalisation (per line: trailing whitespace stripped, runs of
-whitespace collapsed; blank lines dropped). 0.0 means the same tokens,
-1.0 no token in common; two empty texts diverge by 0.0.
+only marks the pair (``predicted_error``), never the tool call. The gate
+decision the engine *would* have made is logged too (``would_execute``), so
+the log also counts the real successes a gate would have blocked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import re
 import time
 import uuid
-from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
-from pydantic import BaseModel, ConfigDict
 
-from aw_lookahead._sync import _background_loop
+from aw_lookahead._sync import submit
 from aw_lookahead.lookahead import Decision, Lookahead
-from aw_lookahead.trajectory import Action, JsonlWriter, TurnSample, iter_jsonl_dicts
+from aw_lookahead.lookahead.shadow import ShadowPair, divergence, read_shadow_pairs, shadow_pair
+from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import EngineOwner, as_lookahead
@@ -45,55 +40,7 @@ from .recorder import ToolResult, request_messages, result_message, run_id
 
 __all__ = ["ShadowMiddleware", "ShadowPair", "divergence", "read_shadow_pairs"]
 
-_WS = re.compile(r"\s+")
-
-
-def _tokens(text: str) -> list[str]:
-    out: list[str] = []
-    for raw in text.splitlines():
-        line = _WS.sub(" ", raw.rstrip())
-        if line.strip():
-            out.extend(line.split())
-    return out
-
-
-def divergence(predicted: str, real: str) -> float:
-    """``1 - F1`` between the token multisets of ``predicted`` and ``real`` (0 = same)."""
-    p, r = Counter(_tokens(predicted)), Counter(_tokens(real))
-    if not p and not r:
-        return 0.0
-    common = sum((p & r).values())
-    if common == 0:
-        return 1.0
-    precision = common / sum(p.values())
-    recall = common / sum(r.values())
-    return round(1.0 - 2 * precision * recall / (precision + recall), 6)
-
-
-class ShadowPair(BaseModel):
-    """One shadowed call: what the world model predicted next to what really happened."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run_id: str
-    tool_call_id: str
-    tool: str
-    action: Action
-    predicted: str | None
-    real: str
-    real_status: str
-    divergence: float | None
-    would_execute: bool | None
-    decision: dict[str, Any] | None
-    error: str | None = None
-    latency_s: float = 0.0
-    sample: TurnSample
-
-
-def read_shadow_pairs(path: str | Path) -> Iterator[ShadowPair]:
-    """Stream the pairs a :class:`ShadowMiddleware` wrote (each validated)."""
-    for _, obj in iter_jsonl_dicts(path):
-        yield ShadowPair.model_validate(obj)
+_Prepared = tuple[Trajectory, Action, dict[str, Any]]
 
 
 class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
@@ -133,7 +80,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
     def name(self) -> str:
         return "ShadowMiddleware"
 
-    def _prepare(self, request: ToolCallRequest) -> tuple[Any, Action, dict[str, Any]]:
+    def _prepare(self, request: ToolCallRequest) -> _Prepared:
         call = dict(request.tool_call)
         domain = self.domain_map.domain_of(str(call.get("name")))
         traj = messages_to_trajectory(
@@ -141,7 +88,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
         )
         return traj, self.domain_map.action(call, domain), call
 
-    async def _simulate(self, traj: Any, action: Action) -> Decision:
+    async def _simulate(self, traj: Trajectory, action: Action) -> Decision:
         [decision] = await asyncio.wait_for(self.engine.gate(traj, [action]), self.deadline_s)
         return decision
 
@@ -149,33 +96,31 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
         self,
         request: ToolCallRequest,
         *,
-        prepared: tuple[Any, Action, dict[str, Any]],
+        prepared: _Prepared,
         result: ToolResult,
         decision: Decision | None,
         error: str | None,
         started: float,
+        started_at: float,
     ) -> None:
         traj, action, call = prepared
         answer = result_message(result, str(call.get("id")))
         if answer is None:
             return
-        real = message_text(answer)
-        predicted = decision.predicted_observation if decision is not None else None
-        full = traj.with_turn(action, real)
-        pair = ShadowPair(
+        pair = shadow_pair(
+            source="langgraph",
             run_id=run_id(request, self._fallback_id),
             tool_call_id=str(call.get("id")),
             tool=str(call.get("name")),
+            history=traj,
             action=action,
-            predicted=predicted,
-            real=real,
-            real_status=answer.status,
-            divergence=divergence(predicted, real) if predicted is not None else None,
-            would_execute=decision.executes if decision is not None else None,
-            decision=decision.model_dump(mode="json") if decision is not None else None,
-            error=error,
-            latency_s=round(time.perf_counter() - started, 6),
-            sample=TurnSample(trajectory=full, turn_idx=len(full.turns)),
+            real=message_text(answer),
+            real_is_error=answer.status == "error",
+            decision=decision,
+            model=self.engine.world_model.model_id,
+            started_at=started_at,
+            latency_s=time.perf_counter() - started,
+            predicted_error=error,
         )
         self.pairs.append(pair)
         del self.pairs[: -self.keep]
@@ -198,11 +143,9 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
     ) -> ToolResult:
         """Start the simulation, run the tool, then log both; returns the tool's result."""
-        started = time.perf_counter()
+        started, started_at = time.perf_counter(), time.time()
         prepared = self._prepare(request)
-        future = asyncio.run_coroutine_threadsafe(
-            self._simulate(prepared[0], prepared[1]), _background_loop()
-        )
+        future = submit(self._simulate(prepared[0], prepared[1]))
         try:
             result = handler(request)
         except BaseException:
@@ -216,6 +159,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
             decision=decision,
             error=error,
             started=started,
+            started_at=started_at,
         )
         return result
 
@@ -225,7 +169,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
     ) -> ToolResult:
         """Async :meth:`wrap_tool_call`: the tool and the simulation run concurrently."""
-        started = time.perf_counter()
+        started, started_at = time.perf_counter(), time.time()
         prepared = self._prepare(request)
         sim = asyncio.ensure_future(self._simulate(prepared[0], prepared[1]))
         try:
@@ -246,6 +190,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
             decision=decision,
             error=error,
             started=started,
+            started_at=started_at,
         )
         return result
 

@@ -6,17 +6,18 @@ the services they use), not the proxy: this module never imports :mod:`.proxy`.
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
 
 from aw_lookahead.lookahead.safety import unchecked_note
-from aw_lookahead.lookahead.types import Decision, DecisionKind, Outcome
-from aw_lookahead.trajectory import JsonlWriter, Turn
+from aw_lookahead.lookahead.shadow import ShadowPair, shadow_pair
+from aw_lookahead.lookahead.types import Decision, Outcome
+from aw_lookahead.trajectory import JsonlWriter, Trajectory, Turn
 
 from ._context import CONFIRM_ARG, Arguments, ModeContext, SessionState, error_result
 from .structured import fit_structured
@@ -54,11 +55,6 @@ def _summary(decision: Decision) -> dict[str, object]:
     }
 
 
-def divergence(predicted: str, real: str) -> float:
-    """1 - similarity of the two texts (0 = identical, 1 = nothing in common)."""
-    return round(1.0 - difflib.SequenceMatcher(None, predicted[:4000], real[:4000]).ratio(), 4)
-
-
 class ModeHandlers:
     def __init__(self, context: ModeContext) -> None:
         self.context = context
@@ -66,6 +62,7 @@ class ModeHandlers:
         self._log = JsonlWriter(cfg.shadow_log) if cfg.shadow_log is not None else None
         self._shadow_open: list[_ShadowEntry] = []
         self._shadow_changed = anyio.Event()
+        self._shadow_run = uuid.uuid4().hex[:12]
 
     def close(self) -> None:
         if self._log is not None:
@@ -183,9 +180,16 @@ class ModeHandlers:
     ) -> CallToolResult:
         action: dict[str, object] = {"name": tool.name, "arguments": arguments}
         trajectory = await self.context.trajectory(session)
-        entry = _ShadowEntry(time.time(), session.ordinal, len(trajectory.turns) + 1, action)
+        entry = _ShadowEntry(
+            time.time(),
+            time.perf_counter(),
+            f"{self._shadow_run}-session-{session.ordinal}",
+            trajectory,
+            action,
+            tool.name,
+        )
         self._shadow_open.append(entry)
-        self.context.spawn(self._shadow_predict, trajectory, entry)
+        self.context.spawn(self._shadow_predict, entry)
         try:
             result = await self.context.forward(session, tool.name, arguments)
             entry.real = result_text(result)
@@ -199,8 +203,8 @@ class ModeHandlers:
             entry.real_done = True
             self._shadow_settle(entry)
 
-    async def _shadow_predict(self, trajectory: Trajectory, entry: _ShadowEntry) -> None:
-        entry.decision = (await self.context.engine.gate(trajectory, [entry.action]))[0]
+    async def _shadow_predict(self, entry: _ShadowEntry) -> None:
+        entry.decision = (await self.context.engine.gate(entry.history, [entry.action]))[0]
         self._shadow_settle(entry)
 
     def _shadow_settle(self, entry: _ShadowEntry, missing: str | None = None) -> None:
@@ -211,7 +215,7 @@ class ModeHandlers:
         self._shadow_open.remove(entry)
         self._shadow_changed.set()
         if self._log is not None:
-            self._log.write(entry.record(missing))
+            self._log.write(entry.record(missing, self.context.engine.world_model.model_id))
 
     async def flush_shadow(self, wait_s: float, why: str) -> None:
         """Wait up to ``wait_s`` for pending predictions, then write every completed real call.
@@ -232,32 +236,31 @@ class ModeHandlers:
 class _ShadowEntry:
     """One shadowed call while its real result and its prediction are on their way."""
 
+    started_at: float
     started: float
-    session: int
-    turn: int
+    run_id: str
+    history: Trajectory
     action: dict[str, object]
+    tool: str
     real: str | None = None
     real_is_error: bool | None = None
     real_done: bool = False
     decision: Decision | None = None
     written: bool = False
 
-    def record(self, missing: str | None) -> dict[str, object]:
-        decision = self.decision
-        predicted = decision.predicted_observation if decision is not None else None
-        simulated = decision is not None and decision.kind is not DecisionKind.UNSIMULATED
-        return {
-            "time": self.started,
-            "session": self.session,
-            "turn": self.turn,
-            "action": self.action,
-            "predicted": predicted,
-            "predicted_outcome": decision.outcome.value if decision is not None else None,
-            "predicted_error": decision.error if decision is not None else missing,
-            "real": self.real,
-            "real_is_error": self.real_is_error,
-            "divergence": None if predicted is None else divergence(predicted, self.real or ""),
-            "outcome_agrees": (decision.outcome is Outcome.FAILURE) == bool(self.real_is_error)
-            if decision is not None and simulated
-            else None,
-        }
+    def record(self, missing: str | None, model: str) -> ShadowPair:
+        return shadow_pair(
+            source="mcp",
+            run_id=self.run_id,
+            tool_call_id=None,
+            tool=self.tool,
+            history=self.history,
+            action=self.action,
+            real=self.real or "",
+            real_is_error=bool(self.real_is_error),
+            decision=self.decision,
+            model=model,
+            started_at=self.started_at,
+            latency_s=time.perf_counter() - self.started,
+            predicted_error=missing,
+        )

@@ -41,6 +41,7 @@ from typing import Any, Literal
 from aw_lookahead._jsonl import jsonl_files
 from aw_lookahead.agentworldbench import parse_record
 from aw_lookahead.errors import ConfigError
+from aw_lookahead.lookahead.shadow import is_shadow_record, load_shadow_pair
 from aw_lookahead.prompts import PromptSet, history_messages, render_messages
 from aw_lookahead.trajectory import Trajectory, TurnSample, iter_jsonl_dicts
 
@@ -148,13 +149,19 @@ def read_training_records(
     """Stream ``(key, record)`` from JSONL files or folders of them.
 
     A record with ``turns`` is a trajectory (our schema, also what the
-    recorder and shadow mode write); one with ``prompt``/``response`` is an
+    recorder writes); one with ``predicted``/``real`` is a shadow log line of
+    either adapter (:class:`~aw_lookahead.lookahead.shadow.ShadowPair`), read
+    as its one sample: the history the engine saw, the action, and the *real*
+    observation as the target; one with ``prompt``/``response`` is an
     AgentWorldBench sample. ``key`` is the record's id, else ``file:line``.
     """
     for path in paths:
         for file in jsonl_files(path):
             for lineno, obj in iter_jsonl_dicts(file):
                 where = f"{file}:{lineno}"
+                if is_shadow_record(obj):
+                    yield where, load_shadow_pair(obj, source=str(file), line=lineno).sample
+                    continue
                 record = parse_record(obj, source=str(file), line=lineno)
                 if isinstance(record, Trajectory):
                     yield record.id or where, record
@@ -162,8 +169,9 @@ def read_training_records(
                     yield str(record.id) if record.id is not None else where, record
                 else:
                     raise ConfigError(
-                        f"{where}: neither a trajectory (needs 'turns') nor an AgentWorldBench "
-                        "record (needs 'prompt' and 'response')"
+                        f"{where}: neither a trajectory (needs 'turns'), a shadow log line "
+                        "(needs 'predicted' and 'real') nor an AgentWorldBench record (needs "
+                        "'prompt' and 'response')"
                     )
 
 
