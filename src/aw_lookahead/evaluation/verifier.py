@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from aw_lookahead._metrics import multiset_f1
 from aw_lookahead.trajectory import Action, Domain, TurnSample, action_text
 
 from ._gui import check_tree
@@ -82,15 +83,7 @@ def masked_exact(prediction: str, truth: str, *, shell: bool = False) -> float:
 
 def line_f1(prediction: str, truth: str, *, shell: bool = False) -> float:
     """Multiset F1 of masked, normalised, non-empty lines (1.0 when both are empty)."""
-    pred, gold = Counter(_lines(prediction, shell)), Counter(_lines(truth, shell))
-    if not pred and not gold:
-        return 1.0
-    overlap = sum((pred & gold).values())
-    if overlap == 0:
-        return 0.0
-    precision = overlap / sum(pred.values())
-    recall = overlap / sum(gold.values())
-    return 2 * precision * recall / (precision + recall)
+    return multiset_f1(Counter(_lines(prediction, shell)), Counter(_lines(truth, shell)))
 
 
 def _text_tiers(prediction: str, truth: str, context: str) -> dict[str, TierResult]:

@@ -38,6 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aw_lookahead._jsonl import validate_record
+from aw_lookahead._metrics import multiset_f1
 from aw_lookahead.errors import TrajectoryError
 from aw_lookahead.trajectory import Action, Trajectory, TurnSample, iter_jsonl_dicts
 
@@ -69,15 +70,7 @@ def _tokens(text: str) -> list[str]:
 
 def divergence(predicted: str, real: str) -> float:
     """``1 - F1`` between the token multisets of ``predicted`` and ``real`` (0 = same)."""
-    p, r = Counter(_tokens(predicted)), Counter(_tokens(real))
-    if not p and not r:
-        return 0.0
-    common = sum((p & r).values())
-    if common == 0:
-        return 1.0
-    precision = common / sum(p.values())
-    recall = common / sum(r.values())
-    return round(1.0 - 2 * precision * recall / (precision + recall), 6)
+    return round(1.0 - multiset_f1(Counter(_tokens(predicted)), Counter(_tokens(real))), 6)
 
 
 class ShadowPair(BaseModel):
