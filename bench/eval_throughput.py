@@ -30,6 +30,7 @@ from pathlib import Path
 from aw_lookahead.evaluation import latest_records, load_samples, predict_samples
 from aw_lookahead.evaluation.official import OfficialModel
 from aw_lookahead.worldmodel import OpenAIWorldModel
+from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "agentworldbench_terminal.jsonl"
 
@@ -67,8 +68,8 @@ async def _measure(args: argparse.Namespace, concurrency: int) -> dict[str, floa
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--base-url", default=os.environ.get("AW_LOOKAHEAD_BASE_URL"), required=False)
-    p.add_argument("--model", default=os.environ.get("AW_LOOKAHEAD_MODEL"))
+    p.add_argument("--base-url", default=os.environ.get(ENV_BASE_URL), required=False)
+    p.add_argument("--model", default=os.environ.get(ENV_MODEL))
     p.add_argument("--data", default=str(DATA))
     p.add_argument("--limit", type=int, default=16)
     p.add_argument("--concurrency", type=int, default=8)

@@ -23,6 +23,7 @@ from contextlib import ExitStack
 from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
+from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 
 def _history() -> Trajectory:
@@ -93,8 +94,8 @@ async def run(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--base-url", default=os.environ.get("AW_LOOKAHEAD_BASE_URL"))
-    ap.add_argument("--model", default=os.environ.get("AW_LOOKAHEAD_MODEL"))
+    ap.add_argument("--base-url", default=os.environ.get(ENV_BASE_URL))
+    ap.add_argument("--model", default=os.environ.get(ENV_MODEL))
     ap.add_argument("--ks", default="1,2,4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=32)

@@ -44,6 +44,7 @@ from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
+from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 
 def _keys(command: str) -> list[dict[str, object]]:
@@ -139,8 +140,8 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--base-url", default=os.environ.get("AW_LOOKAHEAD_BASE_URL"))
-    p.add_argument("--model", default=os.environ.get("AW_LOOKAHEAD_MODEL"))
+    p.add_argument("--base-url", default=os.environ.get(ENV_BASE_URL))
+    p.add_argument("--model", default=os.environ.get(ENV_MODEL))
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--baseline-runs", type=int, default=5)
