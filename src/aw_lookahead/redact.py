@@ -24,6 +24,8 @@ tokens; passwords in URLs (``scheme://user:pass@host``); command-line flags
 such as ``--password x`` and ``curl -u user:pass``; assignments and fields whose name says secret
 (``*_KEY=``, ``*_TOKEN=``, ``*_SECRET=``, ``PASSWORD=``, ``"password": "..."``).
 In JSON records a value whose key names a secret is replaced whole.
+The pattern table itself lives in :mod:`aw_lookahead._redact_rules`; this
+module holds the :class:`Redactor` that applies it and the process default.
 
 Patterns are a best effort, not a guarantee: a secret with no recognisable
 shape and no telling name passes through. Add your own with
@@ -46,9 +48,10 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ._redact_rules import SECRET_FIELD, Rule, builtin_rules
 
 __all__ = [
     "ENV_REDACT",
@@ -66,192 +69,6 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 _PLACEHOLDER_PREFIX = "[REDACTED_"
 _WORD_CHAR = re.compile(r"\w")
 _MEMO_SIZE = 4096
-
-# Names that say "this value is a secret", shared by text assignments and JSON keys.
-_SECRET_WORDS = (
-    r"password|passwd|passphrase|secret|token|credentials?|"
-    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
-)
-_SECRET_FIELD = re.compile(
-    rf"(?i:^(?:.*[_.-])?(?:{_SECRET_WORDS}|pwd|authorization|cookie)$)|^[A-Z0-9_]*_KEY$"
-)
-_SECRET_HINTS = (
-    "password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "api_key",
-    "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key",
-    "private-key", "authkey", "auth_key", "auth-key",
-)  # fmt: skip
-# A bare value (stops at quotes, separators, JSON escapes), or a quoted one.
-_VALUE = (
-    r"(?:\"(?P<dq>[^\"\\\n]{1,256})\"|'(?P<sq>[^'\\\n]{1,256})'"
-    r"|\\?[\"']?(?!(?:null|true|false|None)\b)(?P<secret>[^\s\"'\\,;&}\]\)>]{3,}))"
-)
-
-
-@dataclass(frozen=True)
-class _Rule:
-    kind: str
-    regex: re.Pattern[str]
-    accept: Callable[[str], bool] | None = None
-    label: str = ""
-    """The placeholder's word; empty means ``kind``."""
-    hints: tuple[str, ...] = ()
-    """Lower-case substrings one of which any match contains: a cheap test that skips the regex."""
-    word_start: bool = False
-    """The match must not follow a letter, digit or underscore (checked here, not in the regex,
-    so the regex keeps its literal prefix and scans fast)."""
-    anchored: bool = False
-    """Every match starts where a hint occurs: try the regex only there (for patterns such as
-    case-insensitive alternations that the regex engine cannot scan for quickly)."""
-    hint_re: re.Pattern[str] | None = field(default=None, init=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.hints:
-            joined = "|".join(re.escape(h) for h in self.hints)
-            object.__setattr__(self, "hint_re", re.compile(joined))
-
-
-def _mixed(value: str) -> bool:
-    """A 40-character AWS secret: upper, lower and a digit, and not a hex digest."""
-    return (
-        any(c.isupper() for c in value)
-        and any(c.islower() for c in value)
-        and any(c.isdigit() for c in value)
-        and not re.fullmatch(r"[0-9a-fA-F]+", value)
-    )
-
-
-_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")
-_GITLAB_PREFIXES = ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-")
-_GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
-
-
-def _builtin_rules() -> list[_Rule]:
-    r = re.compile
-    return [
-        _Rule(
-            "private_key",
-            r(
-                r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-                r"(?:.*?-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-                r"|(?:[A-Za-z0-9+/=\s]|\\[nr])*)",
-                re.DOTALL,
-            ),
-            hints=("private key",),
-        ),
-        _Rule(
-            "anthropic_key", r(r"sk-ant-[A-Za-z0-9_-]{20,}"), hints=("sk-ant-",), word_start=True
-        ),
-        _Rule(
-            "openai_key",
-            r(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-            hints=("sk-",),
-            word_start=True,
-        ),
-        _Rule(
-            "google_api_key",
-            r(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-            hints=("aiza",),
-            word_start=True,
-        ),
-        _Rule(
-            "aws_key_id",
-            r(r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[0-9A-Z]{16}\b"),
-            hints=tuple(p.lower() for p in _AWS_PREFIXES),
-            word_start=True,
-        ),
-        _Rule(
-            "github_token",
-            r(r"g(?:h[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})\b"),
-            hints=_GITHUB_PREFIXES,
-            word_start=True,
-        ),
-        _Rule(
-            "gitlab_token",
-            r(r"gl(?:pat|dt|ptt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}"),
-            hints=_GITLAB_PREFIXES,
-            word_start=True,
-        ),
-        _Rule(
-            "slack_token",
-            r(r"xox[abposre]-[A-Za-z0-9-]{10,}"),
-            hints=("xox",),
-            word_start=True,
-        ),
-        _Rule(
-            "slack_webhook",
-            r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}"),
-            hints=("hooks.slack.com",),
-        ),
-        _Rule(
-            "jwt",
-            r(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
-            hints=("eyj",),
-            word_start=True,
-        ),
-        _Rule(
-            "url_password",
-            r(r"://[^\s:/?#@\"'<>\\]+:(?P<secret>[^\s/?#@\"'<>\\]+)@"),
-            label="secret",
-            hints=("@",),
-        ),
-        _Rule(
-            "authorization",
-            r(
-                r"(?i)authorization[\"']?\s*[:=]\s*\\?[\"']?"
-                r"(?:(?:bearer|basic|token|digest|bot)\s+)?(?P<secret>[^\s\"'\\,;]{3,})"
-            ),
-            label="secret",
-            anchored=True,
-            hints=("authorization",),
-            word_start=True,
-        ),
-        _Rule(
-            "bearer",
-            r(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})"),
-            label="secret",
-            anchored=True,
-            hints=("bearer",),
-            word_start=True,
-        ),
-        _Rule(
-            "aws_secret",
-            r(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
-            _mixed,
-            # A bare 40-character string is only taken for an AWS secret near an AWS word.
-            hints=("aws", "akia", "asia", "secret"),
-        ),
-        _Rule(
-            "secret_flag",
-            r(
-                r"(?i)--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|secret|token|api-?key)"
-                r"(?:=|\s+)" + _VALUE
-            ),
-            label="secret",
-            anchored=True,
-            hints=("--",),
-        ),
-        _Rule(
-            "user_password",
-            r(r"-(?:u|-user)[\s=]+[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]{3,})"),
-            label="secret",
-            hints=("-u",),
-            word_start=True,
-        ),
-        _Rule(
-            "secret_assignment",
-            r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
-            label="secret",
-            hints=("_key", "_token", "_secret", "_pass", "_pwd"),
-            word_start=True,
-        ),
-        _Rule(
-            "secret_field",
-            r(rf"(?i)(?:{_SECRET_WORDS})\b[\"']?\s*[:=]\s*" + _VALUE),
-            label="secret",
-            anchored=True,
-            hints=_SECRET_HINTS,
-        ),
-    ]
 
 
 class Redactor:
@@ -273,7 +90,7 @@ class Redactor:
     ) -> None:
         self.enabled = enabled
         self._key = key if key is not None else secrets.token_bytes(16)
-        self._rules: list[_Rule] = _builtin_rules() if builtin else []
+        self._rules: list[Rule] = builtin_rules() if builtin else []
         # Histories repeat across candidates and steps: remember recent message texts.
         self._memo: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -295,7 +112,7 @@ class Redactor:
             raise ValueError(f"kind must be a word such as 'internal_token', got {kind!r}")
         regex = re.compile(pattern) if isinstance(pattern, str) else pattern
         with self._lock:
-            self._rules.insert(0, _Rule(kind.lower(), regex))
+            self._rules.insert(0, Rule(kind.lower(), regex))
             self._memo.clear()
 
     def placeholder(self, kind: str, secret: str) -> str:
@@ -309,10 +126,10 @@ class Redactor:
             return text
         return self._text(text, self._rules)
 
-    def _active(self, lower: str, rules: list[_Rule]) -> list[_Rule]:
+    def _active(self, lower: str, rules: list[Rule]) -> list[Rule]:
         return [r for r in rules if r.hint_re is None or r.hint_re.search(lower)]
 
-    def _text(self, text: str, rules: list[_Rule]) -> str:
+    def _text(self, text: str, rules: list[Rule]) -> str:
         lower = text.lower()
         for rule in self._active(lower, rules):
             if rule.anchored and len(lower) == len(text):
@@ -336,7 +153,7 @@ class Redactor:
                 self._memo.popitem(last=False)
         return done
 
-    def _sub_at_hints(self, rule: _Rule, text: str, lower: str) -> str:
+    def _sub_at_hints(self, rule: Rule, text: str, lower: str) -> str:
         starts: set[int] = set()
         for hint in rule.hints:
             at = lower.find(hint)
@@ -352,7 +169,7 @@ class Redactor:
                 done = match.end()
         return "".join([*parts, text[done:]]) if parts else text
 
-    def _replace(self, rule: _Rule, match: re.Match[str]) -> str:
+    def _replace(self, rule: Rule, match: re.Match[str]) -> str:
         group = next(
             (g for g in ("secret", "dq", "sq") if g in match.re.groupindex and match.group(g)),
             None,
@@ -398,7 +215,7 @@ class Redactor:
     def _walk(self, value: Any, field: str | None) -> Any:
         if isinstance(value, str):
             redacted = self.text(value)
-            if redacted != value or field is None or not _SECRET_FIELD.match(field):
+            if redacted != value or field is None or not SECRET_FIELD.match(field):
                 return redacted
             return (
                 value
