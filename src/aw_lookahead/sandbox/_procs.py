@@ -8,7 +8,9 @@ fork) still inherits it, so :func:`kill_marked` finds it by scanning
 (``env -i``) escapes: this is containment for honest commands, not a
 security boundary.
 
-Also :func:`kill_session`, the last-resort cleanup a sandbox's finalizer runs.
+Also how a live session is stopped: :func:`stop_command` (one command,
+the shell kept) and :func:`kill_shell` (the whole session), and
+:func:`kill_session`, the last-resort cleanup a sandbox's finalizer runs.
 Linux only: processes are found through ``/proc``.
 """
 
@@ -27,15 +29,19 @@ __all__ = [
     "isolation_argv",
     "kill_marked",
     "kill_session",
+    "kill_shell",
     "marked_pids",
     "network_isolation_available",
     "signal_pids",
+    "stop_command",
 ]
 
 MARKER_VAR = "AW_SANDBOX_SESSION"
 """The environment variable that tags every process of one sandbox session."""
 
 _KILL_ROUNDS = 50
+_GRACE_S = 1.0
+_REPORT_S = 15.0
 _UNSHARE_ARGV = ("unshare", "--net", "--map-root-user", "--")
 _probe_cache: dict[str, bool] = {}
 
@@ -155,3 +161,57 @@ def kill_session(state: dict[str, object]) -> None:
     owned = state.get("owned_dir")
     if isinstance(owned, str):
         shutil.rmtree(owned, ignore_errors=True)
+
+
+async def _finished(task: asyncio.Task[None], seconds: float) -> bool:
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    return bool(done)
+
+
+async def stop_command(shell_pid: int, task: asyncio.Task[None], sig: signal.Signals) -> bool:
+    """Signal the shell's command processes until ``task`` (which reads the command's report) ends.
+
+    Returns False when it still has not ended: the shell itself is stuck and
+    the caller must restart it. ``task`` is left running either way.
+    """
+    # A signal can land before a loaded machine has even started the command (the
+    # subshell has not exec'd yet), so a soft signal is sent up to three times.
+    attempts = (sig, sig, sig, signal.SIGKILL) if sig != signal.SIGKILL else (sig,)
+    for attempt in attempts:
+        pids = command_pids(shell_pid)
+        if pids:
+            signal_pids(pids, attempt)
+            if await _finished(task, _GRACE_S):
+                return True
+        if not command_pids(shell_pid):
+            # The command is gone; only the shell's report is missing, which on a busy
+            # machine can take longer than the grace period: wait for it, not for a kill.
+            return await _finished(task, _REPORT_S)
+    return False
+
+
+async def kill_shell(proc: asyncio.subprocess.Process, token: str) -> None:
+    """Kill a session's shell, its command processes and every process tagged ``token``.
+
+    Returns within about two grace periods even when an untagged process
+    (``env -i``) still holds the shell's output pipe.
+    """
+    leftovers = command_pids(proc.pid)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    signal_pids(leftovers, signal.SIGKILL)
+    kill_marked(token)
+    if proc.stdin is not None:
+        proc.stdin.close()
+    try:
+        await asyncio.wait_for(proc.wait(), _GRACE_S)
+    except TimeoutError:
+        # The shell is dead, but an untagged process (env -i) still holds its
+        # output pipe and asyncio waits for the pipe too: stop listening to it.
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+        await proc.wait()
+    if proc.stdout is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(proc.stdout.read(), _GRACE_S)

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import secrets
 import signal
 import tempfile
@@ -62,8 +61,8 @@ from types import TracebackType
 from aw_lookahead.errors import DownstreamError, UsageError
 
 from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, parse_keystrokes
-from ._procs import command_pids, kill_marked, network_isolation_available, signal_pids
 from ._procs import kill_session as _cleanup
+from ._procs import kill_shell, network_isolation_available, stop_command
 from ._result import CommandResult, combine, ensure_newline, observation
 from ._shell import (
     BOOTSTRAP,
@@ -78,8 +77,6 @@ from ._shell import (
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandResult", "TerminalSandbox", "observation"]
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
-_GRACE_S = 1.0
-_REPORT_S = 15.0
 
 
 class TerminalSandbox:
@@ -157,7 +154,8 @@ class TerminalSandbox:
         if self._closed:
             return
         self._closed = True
-        await self._kill_shell()
+        if self._proc is not None:
+            await kill_shell(self._proc, self._token)
         self._finalizer()
 
     @property
@@ -198,11 +196,7 @@ class TerminalSandbox:
         _check_timeout(timeout)
         async with self._lock:
             await self._ready()
-            running = await self._begin(command)
-            if await self._wait(running, timeout):
-                return await self._result(running)
-            stopped = await self._stop(running, signal.SIGKILL)
-            return await self._result(running, timed_out=True, stopped=stopped)
+            return await self._settle(await self._begin(command), timeout)
 
     async def send_keys(self, action: object, *, timeout: float = 10.0) -> CommandResult:  # noqa: ASYNC109
         """Type a keystroke action: a list of ``{"keystrokes", "duration"}`` or command text.
@@ -281,7 +275,7 @@ class TerminalSandbox:
         self._write(BOOTSTRAP)
         banner = await self._begin("")
         if not await self._wait(banner, 10.0) or banner.eof:
-            await self._kill_shell()
+            await kill_shell(self._proc, self._token)
             raise DownstreamError(
                 f"bash did not start in {cwd}: {banner.out.decode(errors='replace')!r}; "
                 "check that bash is installed (and unshare, or pass network=True)"
@@ -326,25 +320,12 @@ class TerminalSandbox:
         """Stop the running command; returns False when the shell had to be restarted."""
         assert self._proc is not None
         assert running.task is not None
-        # A signal can land before a loaded machine has even started the command (the
-        # subshell has not exec'd yet), so a soft signal is sent up to three times.
-        attempts = (sig, sig, sig, signal.SIGKILL) if sig != signal.SIGKILL else (sig,)
-        for attempt in attempts:
-            pids = command_pids(self._proc.pid)
-            if pids:
-                signal_pids(pids, attempt)
-                if await self._wait(running, _GRACE_S):
-                    return True
-            if not command_pids(self._proc.pid):
-                # The command is gone; only the shell's report is missing, which on a busy
-                # machine can take longer than the grace period: wait for it, not for a kill.
-                if await self._wait(running, _REPORT_S):
-                    return True
-                break
+        if await stop_command(self._proc.pid, running.task, sig):
+            return True
         running.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await running.task
-        await self._kill_shell()
+        await kill_shell(self._proc, self._token)
         await self._spawn(self._cwd if self._cwd and self._cwd.is_dir() else self.path)
         return False
 
@@ -388,30 +369,6 @@ class TerminalSandbox:
             duration_s=round(time.monotonic() - running.started, 6),
             truncated=running.truncated,
         )
-
-    async def _kill_shell(self) -> None:
-        proc = self._proc
-        if proc is None:
-            return
-        leftovers = command_pids(proc.pid)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        signal_pids(leftovers, signal.SIGKILL)
-        kill_marked(self._token)
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), _GRACE_S)
-        except TimeoutError:
-            # The shell is dead, but an untagged process (env -i) still holds its
-            # output pipe and asyncio waits for the pipe too: stop listening to it.
-            transport = getattr(proc, "_transport", None)
-            if transport is not None:
-                transport.close()
-            await proc.wait()
-        if proc.stdout is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(proc.stdout.read(), _GRACE_S)
 
 
 def _check_timeout(timeout: float) -> None:
