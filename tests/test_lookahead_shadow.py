@@ -77,7 +77,10 @@ def test_langgraph_and_mcp_shadow_logs_load_as_one_record_type(
     root.mkdir()
     asyncio.run(_mcp_log(mcp_fs_server, root, mcp_log))
 
-    lg, mcp = list(read_shadow_pairs(lg_log)), list(read_shadow_pairs(mcp_log))
+    # A pair is written when both halves are in: put the file's completion order back in call order.
+    lg, mcp = (
+        [*sorted(read_shadow_pairs(f), key=lambda p: p.started_at)] for f in (lg_log, mcp_log)
+    )
     assert [p.source for p in lg] == ["langgraph", "langgraph"]
     assert [p.source for p in mcp] == ["mcp", "mcp"]
     assert all(type(p) is ShadowPair for p in lg + mcp)

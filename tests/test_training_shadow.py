@@ -63,7 +63,8 @@ def test_proxy_shadow_log_trains_two_steps(
     log = tmp_path / "shadow.jsonl"
     _record_through_the_proxy(mcp_fs_server, root, log, vllm_server)
 
-    pairs = list(read_shadow_pairs(log))
+    # A pair is written when both halves are in, so the file is in completion order.
+    pairs = sorted(read_shadow_pairs(log), key=lambda p: p.started_at)
     assert [p.tool for p in pairs] == ["write_file", "read_text_file", "list_directory"]
     assert all(p.source == "mcp" for p in pairs)
     assert pairs[1].real == "alpha\nbeta\n" == pairs[1].sample.observation

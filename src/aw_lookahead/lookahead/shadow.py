@@ -178,6 +178,10 @@ def load_shadow_pair(obj: dict[str, Any], *, source: str, line: int) -> ShadowPa
 
 
 def read_shadow_pairs(path: str | Path) -> Iterator[ShadowPair]:
-    """Stream the pairs of a shadow log (either adapter), each validated."""
+    """Stream the pairs of a shadow log (either adapter), each validated.
+
+    Lines are in completion order (a pair is written once both halves are in);
+    sort by ``started_at`` for call order.
+    """
     for lineno, obj in iter_jsonl_dicts(path):
         yield load_shadow_pair(obj, source=str(path), line=lineno)
