@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import httpx
 import pytest
@@ -219,3 +219,18 @@ def _devnull_stays_a_device() -> Iterator[None]:
 
 # END machine guard
 # ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# BEGIN langgraph shell: the real sandboxed shell tool the LangGraph adapter tests share
+# (tests/langgraph_support.py). Imported lazily: langgraph is an optional extra.
+# ---------------------------------------------------------------------------
+@pytest.fixture
+def shell() -> Iterator[Any]:
+    """A fresh sandbox holding the support workspace (data/), as a counting ShellTool."""
+    from aw_lookahead.sandbox import SyncTerminalSandbox
+    from langgraph_support import ShellTool, workspace
+
+    with SyncTerminalSandbox() as sb:
+        workspace(sb)
+        yield ShellTool(sb)

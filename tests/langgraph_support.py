@@ -13,6 +13,7 @@ from typing import Any
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langsmith import uuid7
 
 from aw_lookahead.sandbox import SyncTerminalSandbox, observation
 from aw_lookahead.trajectory import Action, Trajectory
@@ -110,3 +111,8 @@ def tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
 def endless_policy(command: str) -> Iterator[AIMessage]:
     while True:
         yield turn(command)
+
+
+def thread_config() -> dict[str, Any]:
+    """A run config on a fresh checkpointer thread."""
+    return {"configurable": {"thread_id": str(uuid7())}}

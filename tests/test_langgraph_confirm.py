@@ -8,7 +8,6 @@ terminal model of langgraph_support.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -22,34 +21,21 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command
-from langsmith import uuid7
 
 from aw_lookahead.langgraph import LookaheadMiddleware, LookaheadNode, lookahead_condition
-from aw_lookahead.sandbox import SyncTerminalSandbox
 from langgraph_support import (
     CAT_MISSING,
     LS,
     RM_DATA,
     ShellTool,
     policy,
+    thread_config,
     tool_messages,
     turn,
-    workspace,
     world_model,
 )
 
 INPUT = {"messages": [("user", "Tidy the workspace.")]}
-
-
-@pytest.fixture
-def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
-        workspace(sb)
-        yield ShellTool(sb)
-
-
-def _config() -> dict[str, Any]:
-    return {"configurable": {"thread_id": str(uuid7())}}
 
 
 def _agent(shell: ShellTool, mw: LookaheadMiddleware) -> Any:
@@ -76,7 +62,7 @@ async def test_middleware_interrupt_then_approve_runs_the_call_once(
     shell: ShellTool, use_async: bool
 ) -> None:
     agent = _agent(shell, LookaheadMiddleware(world_model(), on_veto="interrupt"))
-    config = _config()
+    config = thread_config()
     first = await agent.ainvoke(INPUT, config) if use_async else agent.invoke(INPUT, config)
     [pending] = first["__interrupt__"]
     request = pending.value
@@ -98,7 +84,7 @@ async def test_middleware_interrupt_then_approve_runs_the_call_once(
 
 def test_middleware_interrupt_then_reject_returns_the_veto(shell: ShellTool) -> None:
     agent = _agent(shell, LookaheadMiddleware(world_model(), on_veto="interrupt"))
-    config = _config()
+    config = thread_config()
     agent.invoke(INPUT, config)
     out = agent.invoke(Command(resume={"type": "reject", "message": "keep data/"}), config)
     assert RM_DATA not in shell.executed
@@ -135,7 +121,7 @@ def _graph(shell: ShellTool, node: LookaheadNode) -> Any:
 def test_node_interrupt(shell: ShellTool, answer: str) -> None:
     node = LookaheadNode(world_model(), state_key="lookahead", on_veto="interrupt")
     graph = _graph(shell, node)
-    config = _config()
+    config = thread_config()
     first = graph.invoke(INPUT, config)
     [pending] = first["__interrupt__"]
     assert pending.value["tool_call"]["args"] == {"command": RM_DATA}

@@ -20,7 +20,6 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 
 from aw_lookahead.langgraph import LookaheadMiddleware
-from aw_lookahead.sandbox import SyncTerminalSandbox
 from aw_lookahead.worldmodel import OpenAIWorldModel
 from langgraph_support import (
     CAT_MISSING,
@@ -30,17 +29,9 @@ from langgraph_support import (
     policy,
     tool_messages,
     turn,
-    workspace,
 )
 
 NOTE = "[lookahead] Note: this ran WITHOUT a lookahead check"
-
-
-@pytest.fixture
-def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
-        workspace(sb)
-        yield ShellTool(sb)
 
 
 def _free_port() -> int:

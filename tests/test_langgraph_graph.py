@@ -4,7 +4,6 @@ post_model_hook (sync and async, with a checkpointer)."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 import pytest
@@ -12,10 +11,8 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
-from langsmith import uuid7
 
 from aw_lookahead.langgraph import LookaheadNode, lookahead_condition
-from aw_lookahead.sandbox import SyncTerminalSandbox
 from langgraph_support import (
     CAT_MISSING,
     LS,
@@ -24,26 +21,15 @@ from langgraph_support import (
     ScriptedChat,
     ShellTool,
     policy,
+    thread_config,
     tool_messages,
     turn,
-    workspace,
     world_model,
 )
 
 
 class State(MessagesState):
     lookahead: Annotated[list[dict[str, Any]], operator.add]
-
-
-@pytest.fixture
-def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
-        workspace(sb)
-        yield ShellTool(sb)
-
-
-def _config() -> dict[str, Any]:
-    return {"configurable": {"thread_id": str(uuid7())}}
 
 
 def _graph(shell: ShellTool, model: ScriptedChat) -> Any:
@@ -83,18 +69,18 @@ def _script() -> ScriptedChat:
 
 
 def test_state_graph_sync_runs_only_approved_calls(shell: ShellTool) -> None:
-    out = _graph(shell, _script()).invoke({"messages": [("user", TASK)]}, _config())
+    out = _graph(shell, _script()).invoke({"messages": [("user", TASK)]}, thread_config())
     _check(shell, out)
 
 
 async def test_state_graph_async_runs_only_approved_calls(shell: ShellTool) -> None:
-    out = await _graph(shell, _script()).ainvoke({"messages": [("user", TASK)]}, _config())
+    out = await _graph(shell, _script()).ainvoke({"messages": [("user", TASK)]}, thread_config())
     _check(shell, out)
 
 
 def test_all_vetoed_goes_back_to_the_model(shell: ShellTool) -> None:
     model = policy(turn(CAT_MISSING), AIMessage("Done."))
-    out = _graph(shell, model).invoke({"messages": [("user", TASK)]}, _config())
+    out = _graph(shell, model).invoke({"messages": [("user", TASK)]}, thread_config())
     assert not shell.executed
     assert [r["kind"] for r in out["lookahead"]] == ["veto"]
     assert out["messages"][-1].content == "Done."
@@ -127,10 +113,10 @@ def _check_react(shell: ShellTool, out: dict[str, Any]) -> None:
 
 
 def test_create_react_agent_post_model_hook_sync(shell: ShellTool) -> None:
-    out = _react(shell).invoke({"messages": [("user", TASK)]}, _config())
+    out = _react(shell).invoke({"messages": [("user", TASK)]}, thread_config())
     _check_react(shell, out)
 
 
 async def test_create_react_agent_post_model_hook_async(shell: ShellTool) -> None:
-    out = await _react(shell).ainvoke({"messages": [("user", TASK)]}, _config())
+    out = await _react(shell).ainvoke({"messages": [("user", TASK)]}, thread_config())
     _check_react(shell, out)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,10 +18,9 @@ from langchain_core.messages import AIMessage
 
 from aw_lookahead.langgraph import LookaheadMiddleware
 from aw_lookahead.lookahead import Lookahead
-from aw_lookahead.sandbox import SyncTerminalSandbox
 from aw_lookahead.trajectory import Trajectory
 from aw_lookahead.worldmodel import OpenAIWorldModel
-from langgraph_support import LS, ShellTool, policy, turn, workspace
+from langgraph_support import LS, ShellTool, policy, turn
 
 pytestmark = pytest.mark.integration
 
@@ -38,13 +36,6 @@ def _world_model(server: Any) -> OpenAIWorldModel:
         timeout=600,
         max_concurrency=1,
     )
-
-
-@pytest.fixture
-def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
-        workspace(sb)
-        yield ShellTool(sb)
 
 
 def _agent(shell: ShellTool, mw: LookaheadMiddleware) -> Any:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from langsmith import uuid7
 
 from aw_lookahead.langgraph import VETO_ID_PREFIX, LookaheadMiddleware
 from aw_lookahead.lookahead import Lookahead
-from aw_lookahead.sandbox import SyncTerminalSandbox
 from aw_lookahead.worldmodel import OpenAIWorldModel
 from langgraph_support import (
     CAT_MISSING,
@@ -22,22 +19,11 @@ from langgraph_support import (
     TASK,
     ShellTool,
     policy,
+    thread_config,
     tool_messages,
     turn,
-    workspace,
     world_model,
 )
-
-
-@pytest.fixture
-def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
-        workspace(sb)
-        yield ShellTool(sb)
-
-
-def _config() -> dict[str, Any]:
-    return {"configurable": {"thread_id": str(uuid7())}}
 
 
 def _gate_agent(shell: ShellTool, mw: LookaheadMiddleware) -> Any:
@@ -65,19 +51,19 @@ def _check_gate_run(shell: ShellTool, out: dict[str, Any]) -> None:
 
 def test_gate_sync_vetoes_predicted_failures(shell: ShellTool) -> None:
     agent = _gate_agent(shell, LookaheadMiddleware(world_model()))
-    out = agent.invoke({"messages": [("user", TASK)]}, _config())
+    out = agent.invoke({"messages": [("user", TASK)]}, thread_config())
     _check_gate_run(shell, out)
 
 
 async def test_gate_async_vetoes_predicted_failures(shell: ShellTool) -> None:
     agent = _gate_agent(shell, LookaheadMiddleware(world_model()))
-    out = await agent.ainvoke({"messages": [("user", TASK)]}, _config())
+    out = await agent.ainvoke({"messages": [("user", TASK)]}, thread_config())
     _check_gate_run(shell, out)
 
 
 def test_veto_message_reads_as_an_instruction(shell: ShellTool) -> None:
     agent = _gate_agent(shell, LookaheadMiddleware(world_model()))
-    out = agent.invoke({"messages": [("user", TASK)]}, _config())
+    out = agent.invoke({"messages": [("user", TASK)]}, thread_config())
     veto = next(m for m in tool_messages(out["messages"]) if m.status == "error")
     text = str(veto.content)
     print(f"\n--- veto ToolMessage the model sees ---\n{text}")  # shown with -s
@@ -103,7 +89,7 @@ def test_checkpointer_keeps_records_across_turns(shell: ShellTool) -> None:
         middleware=[LookaheadMiddleware(world_model())],
         checkpointer=InMemorySaver(),
     )
-    config = _config()
+    config = thread_config()
     agent.invoke({"messages": [("user", TASK)]}, config)
     out = agent.invoke({"messages": [("user", "now read missing.txt")]}, config)
     assert [r["kind"] for r in out["lookahead"]] == ["execute", "veto"]
@@ -139,13 +125,13 @@ def _check_select_run(shell: ShellTool, out: dict[str, Any]) -> None:
 
 def test_select_sync_keeps_the_best_candidate(shell: ShellTool) -> None:
     mw = LookaheadMiddleware(world_model(), mode="select", k=3)
-    out = _select_agent(shell, mw).invoke({"messages": [("user", TASK)]}, _config())
+    out = _select_agent(shell, mw).invoke({"messages": [("user", TASK)]}, thread_config())
     _check_select_run(shell, out)
 
 
 async def test_select_async_keeps_the_best_candidate(shell: ShellTool) -> None:
     mw = LookaheadMiddleware(world_model(), mode="select", k=3)
-    out = await _select_agent(shell, mw).ainvoke({"messages": [("user", TASK)]}, _config())
+    out = await _select_agent(shell, mw).ainvoke({"messages": [("user", TASK)]}, thread_config())
     _check_select_run(shell, out)
 
 
@@ -153,7 +139,7 @@ def test_select_all_pruned_returns_veto_to_model(shell: ShellTool) -> None:
     model = policy(turn(CAT_MISSING), turn(RM_DATA), AIMessage("I give up."), AIMessage("No."))
     mw = LookaheadMiddleware(world_model(), mode="select", k=2)
     agent = create_agent(model, [shell.tool()], middleware=[mw], checkpointer=InMemorySaver())
-    out = agent.invoke({"messages": [("user", TASK)]}, _config())
+    out = agent.invoke({"messages": [("user", TASK)]}, thread_config())
     assert not shell.executed
     [rec] = out["lookahead"]
     assert rec["all_pruned"] is True
@@ -185,7 +171,7 @@ async def test_gate_with_the_real_world_model(shell: ShellTool, vllm_server: Any
     mw = LookaheadMiddleware(wm)
     agent = _gate_agent(shell, mw)
     try:
-        out = await agent.ainvoke({"messages": [("user", TASK)]}, _config())
+        out = await agent.ainvoke({"messages": [("user", TASK)]}, thread_config())
     finally:
         await mw.aclose()
     records = out["lookahead"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +34,6 @@ def test_divergence_score() -> None:
     assert divergence("", "") == 0.0
     assert divergence("", "a") == 1.0
     assert divergence("a b c d", "a b") == pytest.approx(1 - 2 * (0.5 * 1.0) / 1.5, abs=1e-6)
-
-
-@pytest.fixture
-def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
-        workspace(sb)
-        yield ShellTool(sb)
 
 
 def _script() -> Any:

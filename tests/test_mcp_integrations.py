@@ -16,7 +16,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,8 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters
+
+from mcp_support import start_http
 
 pytestmark = pytest.mark.integration
 
@@ -73,18 +74,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_http(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+def start_mcp_http(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     bin_dir = Path(sys.executable).parent
     args = [f"{bin_dir}/aw-lookahead", "mcp", "--transport", "http", "--port", str(port)]
-    with log.open("wb") as fh:
-        proc = subprocess.Popen(args, env=env, stdout=fh, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while "serving http://" not in log.read_text(errors="replace"):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(log.read_text(errors="replace")[-3000:])
-        time.sleep(0.05)
-    return proc
+    return start_http(args, env, log)
 
 
 @pytest.mark.parametrize(("config", "name", "spec"), entries(), ids=lambda v: str(v)[:40])
@@ -100,7 +93,7 @@ async def test_config_entry_lists_tools(
     if "url" in spec:
         port = _free_port()
         url = spec["url"].replace(":8808/", f":{port}/")
-        proc = start_http(port, env, tmp_path / "http.log")
+        proc = start_mcp_http(port, env, tmp_path / "http.log")
         try:
             async with Client(url, mode="legacy") as client:
                 tools = (await client.list_tools()).tools

@@ -9,9 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,6 +30,7 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.mcp import build_server, http_app, serve_http
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
+from mcp_support import start_http
 
 AW = str(Path(sys.executable).with_name("aw-lookahead"))
 TOKEN = "9f2c1e7a-test-token"
@@ -179,18 +178,6 @@ async def test_loopback_bind_also_refuses_foreign_host() -> None:
         assert await initialize(url, {"Host": "attacker.example"}) == 421
 
 
-def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as fh:
-        proc = subprocess.Popen(args, env=env, stdout=fh, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120
-    while "serving http://" not in log.read_text(errors="replace"):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"server did not start:\n{log.read_text(errors='replace')[-3000:]}")
-        time.sleep(0.05)
-    return proc
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("variable", ["AW_LOOKAHEAD_AUTH_TOKEN", "AW_LOOKAHEAD_MCP_TOKEN"])
 async def test_token_from_the_environment(tmp_path: Path, variable: str) -> None:
@@ -198,7 +185,7 @@ async def test_token_from_the_environment(tmp_path: Path, variable: str) -> None
     env = {**os.environ, variable: TOKEN,
            "AW_LOOKAHEAD_BASE_URL": "http://127.0.0.1:9/v1", "AW_LOOKAHEAD_MODEL": "m"}  # fmt: skip
     log = tmp_path / "server.log"
-    proc = _start([AW, "mcp", "--transport", "http", "--port", str(port)], env, log)
+    proc = start_http([AW, "mcp", "--transport", "http", "--port", str(port)], env, log)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         assert await initialize(url, {}) == 401

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from aw_lookahead.mcp import build_server
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
+from mcp_support import start_http
 
 AW = str(Path(sys.executable).with_name("aw-lookahead"))
 MISSING = {"name": "read_text_file", "arguments": {"path": "/work/missing.txt"}}
@@ -186,21 +186,6 @@ async def test_stdio_subprocess() -> None:
     assert names == {"simulate", "lookahead"}
 
 
-def start_http(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """Start an HTTP server command; return once it prints its URL (or fail with its log)."""
-    with log.open("wb") as fh:
-        proc = subprocess.Popen(args, env=env, stdout=fh, stderr=subprocess.STDOUT)
-    import time
-
-    deadline = time.monotonic() + 60
-    while "serving http://" not in log.read_text(errors="replace"):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"server did not start:\n{log.read_text(errors='replace')[-3000:]}")
-        time.sleep(0.05)
-    return proc
-
-
 @pytest.fixture
 def http_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str | None]]:
     token: str | None = request.param
@@ -208,7 +193,7 @@ def http_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
     args = [AW, "mcp", "--transport", "http", "--port", str(port)]
     if token:
         args += ["--auth-token", token]
-    proc = start_http(args, tmp_path / "server.log", ENV)
+    proc = start_http(args, ENV, tmp_path / "server.log")
     try:
         yield f"http://127.0.0.1:{port}/mcp", token
     finally:

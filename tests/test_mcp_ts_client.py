@@ -83,21 +83,32 @@ def http_proxy(tmp_path: Path) -> Iterator[Any]:
         proc.wait(timeout=30)
 
 
+@pytest.fixture
+def target(transport: str, http_proxy: Any) -> Any:
+    """How the TS client reaches ``aw-lookahead <args>`` over the parametrized transport."""
+
+    def make(args: list[str]) -> dict[str, Any]:
+        return stdio(args) if transport == "stdio" else {"type": "http", "url": http_proxy(args)}
+
+    return make
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty folder the filesystem server is rooted at."""
+    path = tmp_path / "root"
+    path.mkdir()
+    return path
+
+
 def text(result: dict[str, Any]) -> str:
     return "\n".join(c.get("text", "") for c in result["content"])
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_gate_after_five_reads_and_dryrun(
-    transport: str,
-    tmp_path: Path,
-    mcp_ts_sdk: Path,
-    mcp_fs_server: Path,
-    vllm_server: Any,
-    http_proxy: Any,
+    transport: str, root: Path, mcp_ts_sdk: Path, mcp_fs_server: Path, vllm_server: Any, target: Any
 ) -> None:
-    root = tmp_path / "root"
-    root.mkdir()
     for i in range(3):
         (root / f"f{i}.txt").write_text(f"line {i}\n" * 20)
     model = ["--base-url", vllm_server.base_url, "--max-tokens", "64", "--timeout", "300"]
@@ -110,8 +121,7 @@ def test_gate_after_five_reads_and_dryrun(
     results = {}
     for mode in ("gate", "dryrun"):
         args = ["proxy", "--mode", mode, *model, "--", str(mcp_fs_server), str(root)]
-        target = stdio(args) if transport == "stdio" else {"type": "http", "url": http_proxy(args)}
-        results[mode] = run_ts(mcp_ts_sdk, {"transport": target, "calls": [*reads, write]})
+        results[mode] = run_ts(mcp_ts_sdk, {"transport": target(args), "calls": [*reads, write]})
         if mode == "gate":
             gate_wrote = (root / "w.txt").exists()
             (root / "w.txt").unlink(missing_ok=True)
@@ -135,19 +145,16 @@ def test_gate_after_five_reads_and_dryrun(
 def test_preview_with_elicitation(
     transport: str,
     answer: str,
-    tmp_path: Path,
+    root: Path,
     mcp_ts_sdk: Path,
     mcp_fs_server: Path,
     vllm_server: Any,
-    http_proxy: Any,
+    target: Any,
 ) -> None:
-    root = tmp_path / "root"
-    root.mkdir()
     args = ["proxy", "--mode", "preview", "--base-url", vllm_server.base_url]
     args += ["--max-tokens", "64", "--timeout", "300", "--", str(mcp_fs_server), str(root)]
-    target = stdio(args) if transport == "stdio" else {"type": "http", "url": http_proxy(args)}
     write = {"tool": "write_file", "args": {"path": str(root / "p.txt"), "content": "p"}}
-    out = run_ts(mcp_ts_sdk, {"transport": target, "elicit": answer, "calls": [write]})
+    out = run_ts(mcp_ts_sdk, {"transport": target(args), "elicit": answer, "calls": [write]})
     schema = next(t for t in out["tools"] if t["name"] == "write_file")["inputSchema"]
     assert "_aw_confirm" in schema["properties"]
     [result] = out["results"]
@@ -212,19 +219,18 @@ def slow_model() -> Iterator[str]:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_progress_keeps_a_short_request_timeout_alive(
-    transport: str, mcp_ts_sdk: Path, slow_model: str, http_proxy: Any
+    transport: str, mcp_ts_sdk: Path, slow_model: str, target: Any
 ) -> None:
     """A 5 s request timeout; the model answers only after the client saw 4 progress
     notifications (about 8 s): the call completes because each notification resets it."""
     args = ["mcp", "--base-url", f"{slow_model}/v1", "--timeout", "300"]
-    target = stdio(args) if transport == "stdio" else {"type": "http", "url": http_proxy(args)}
     call = {
         "tool": "lookahead",
         "args": {"candidates": ["ls", "pwd"], "domain": "terminal"},
         "timeoutMs": 5000,
         "release": {"url": f"{slow_model}/release", "after": 4},
     }
-    out = run_ts(mcp_ts_sdk, {"transport": target, "calls": [call]})
+    out = run_ts(mcp_ts_sdk, {"transport": target(args), "calls": [call]})
     [result] = out["results"]
     assert result["ok"], result
     assert result["progress"] >= 4

@@ -185,45 +185,19 @@ def test_bad_mode_and_bad_record(tmp_path: Path) -> None:
         list(read_training_records([bad]))
 
 
+def _report_only(model: Path, keep: str, *extra: str) -> int:
+    from aw_lookahead.cli import main
+
+    args = ["train", "--model", str(model), "--data", str(DATA), "--out", "unused"]
+    return main([*args, "--report-only", "--keep", keep, *extra])
+
+
 def test_cli_report_only_prints_the_class_table(
     embedded_model_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from aw_lookahead.cli import main
-
-    code = main(
-        [
-            "train",
-            "--model",
-            str(embedded_model_path),
-            "--data",
-            str(DATA),
-            "--out",
-            "unused",
-            "--report-only",
-            "--keep",
-            "echo=1",
-            "--max-len",
-            "4096",
-        ]
-    )
+    code = _report_only(embedded_model_path, "echo=1", "--max-len", "4096")
     assert code == 0
     out = capsys.readouterr().out
     assert "label tokens" in out
     assert '"masked_share"' in out
-    assert (
-        main(
-            [
-                "train",
-                "--model",
-                str(embedded_model_path),
-                "--data",
-                str(DATA),
-                "--out",
-                "unused",
-                "--report-only",
-                "--keep",
-                "chatter=1",
-            ]
-        )
-        == 2
-    )
+    assert _report_only(embedded_model_path, "chatter=1") == 2
