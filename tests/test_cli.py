@@ -62,9 +62,9 @@ def test_simulate_against_a_dead_port_fails_within_the_timeout(
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     started = time.perf_counter()
-    code = main(["simulate", "ls", "--base-url", f"http://127.0.0.1:{port}/v1", "--timeout", "3"])
+    code = main(["simulate", "ls", "--base-url", f"http://127.0.0.1:{port}/v1", "--timeout", "60"])
     assert code == 1
-    assert time.perf_counter() - started < 3
+    assert time.perf_counter() - started < 30  # refused at once: well before the 60 s timeout
     err = capsys.readouterr().err
     assert "ServerUnreachableError" in err
     assert f"127.0.0.1:{port}" in err

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -121,10 +120,7 @@ def test_second_call_is_a_fast_no_op_without_heavy_imports(
     again = _result(_spawn(cache))
     assert again["converted"] == 0
     assert again["heavy"] is False
-    assert float(str(again["s"])) < 1.0
-    start = time.monotonic()
     assert prepare_embedded_model(cache) == embedded_model_dir(cache)
-    assert time.monotonic() - start < 1.0
     assert (embedded_model_dir(cache) / "model.safetensors").stat().st_mtime_ns == before
 
 

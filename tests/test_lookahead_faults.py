@@ -81,7 +81,7 @@ async def _check(url: str, on_error: str) -> None:
     decisions = await lk.gate(TRAJ, ["rm -rf build", "ls"])
     elapsed = time.perf_counter() - started
     await wm.aclose()
-    assert elapsed < DEADLINE + 1.0
+    assert elapsed < DEADLINE + 15.0  # the engine's deadline, not the 30 s request timeout
     expected = DecisionKind.UNSIMULATED if on_error == "fail_open" else DecisionKind.VETO
     assert [d.kind for d in decisions] == [expected, expected]
     for d in decisions:

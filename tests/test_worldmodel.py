@@ -179,17 +179,21 @@ def _dead_port() -> int:
 
 async def test_refused_connection_fails_fast_with_the_url() -> None:
     url = f"http://127.0.0.1:{_dead_port()}/v1"
-    wm = OpenAIWorldModel("m", base_url=url, timeout=5)
+    wm = OpenAIWorldModel("m", base_url=url, timeout=60)
     started = time.perf_counter()
     with pytest.raises(
         ServerUnreachableError, match=r"no world-model server answers at .*serve --local"
     ):
         await wm.predict(_long_history(0, 0), "ls")
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # refused at once: well before the 60 s timeout
 
 
 async def test_silent_server_times_out() -> None:
+    connections = 0
+
     async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
         await reader.read(1 << 16)
         await asyncio.sleep(3600)
 
@@ -197,10 +201,9 @@ async def test_silent_server_times_out() -> None:
     port = server.sockets[0].getsockname()[1]
     try:
         wm = OpenAIWorldModel("m", base_url=f"http://127.0.0.1:{port}/v1", timeout=1.0)
-        started = time.perf_counter()
         with pytest.raises(WorldModelTimeoutError, match="did not answer within 1 s"):
             await wm.predict(_long_history(0, 0), "ls")
-        assert time.perf_counter() - started < 4
+        assert connections == 1  # a timeout is never retried
     finally:
         server.close()
 
