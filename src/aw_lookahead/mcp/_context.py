@@ -2,7 +2,7 @@
 
 This module sits below both :mod:`.proxy` and :mod:`._modes`: the proxy builds
 one :class:`ModeContext` and hands it to the mode handlers, so they see the
-settings and five services they need, never the proxy itself.
+settings and the services they need, never the proxy itself.
 """
 
 from __future__ import annotations

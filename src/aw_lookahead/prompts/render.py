@@ -192,16 +192,21 @@ class _ToolDefiner:
                 self._tools.setdefault(str(tool.get("name")), tool)
         self._brief = brief
 
-    def take(self, action: Action) -> str | None:
-        name = action.get("name") if isinstance(action, dict) else None
-        tool = self._tools.pop(name, None) if isinstance(name, str) else None
+    def peek(self, action: Action) -> str | None:
+        """The definition of the tool ``action`` calls, if no earlier turn was handed it."""
+        tool = self._tools.get(_tool_name(action))
         return tool_definition_text(tool, brief=self._brief) if tool is not None else None
 
-    def peek(self, action: Action) -> str | None:
-        """The definition ``take`` would hand out, leaving it for the next candidate."""
-        name = action.get("name") if isinstance(action, dict) else None
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        return tool_definition_text(tool, brief=self._brief) if tool is not None else None
+    def take(self, action: Action) -> str | None:
+        """:meth:`peek`, and later turns calling the same tool get nothing."""
+        text = self.peek(action)
+        self._tools.pop(_tool_name(action), None)
+        return text
+
+
+def _tool_name(action: Action) -> str:
+    name = action.get("name") if isinstance(action, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def history_messages(

@@ -20,7 +20,7 @@ import asyncio
 import functools
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from openai import AsyncOpenAI
@@ -275,10 +275,6 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         if isinstance(result, Prediction):
             return result
         raise result
-
-    def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
-        """The step's messages, rendered once with this model's prompts (see :class:`Step`)."""
-        return Step(trajectory, actions, prompts=self.prompts)
 
     async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
         """Predict every action of ``step`` from its rendering; settled, in order."""
