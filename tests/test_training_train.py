@@ -253,7 +253,9 @@ def test_stopped_run_resumes_at_its_checkpoint_and_matches_an_uninterrupted_run(
     state = json.loads((stopped / "train_result.json").read_text())
     assert state["resumed_from"] == 1
     assert state["step"] == 3
+    assert state["cached_data"] is True  # tokenised once, by the first slice
     assert (stopped / "adapter" / "adapter_model.safetensors").is_file()
+    assert (stopped / "checkpoints" / "step-3" / "adapter" / "adapter_model.safetensors").is_file()
 
     straight = tmp_path / "straight"
     full = _cli("train", *common, "--out", str(straight))

@@ -16,7 +16,7 @@ from typing import Any
 
 from aw_lookahead.training.classify import ClassifyConfig, TurnClass
 
-from ._common import add_prompts_option, prompts_from_args
+from ._common import add_prompts_option
 
 
 def register(subparsers: Any) -> None:
@@ -40,6 +40,14 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     add_prompts_option(p)
+    p.add_argument(
+        "--prompt-profile",
+        choices=("auto", "standard", "short"),
+        default="auto",
+        help="packaged system prompts to train with; serve the result with the same profile "
+        "(auto: the profile the model's name is served with; short: a few lines per domain, "
+        "for small models) (default %(default)s)",
+    )
     p.add_argument("--method", choices=("lora", "full"), default="lora")
     p.add_argument(
         "--targets",
@@ -77,6 +85,19 @@ def register(subparsers: Any) -> None:
         help="auto: bf16 on a GPU that supports it, else fp32",
     )
     p.add_argument("--no-gradient-checkpointing", action="store_true")
+    p.add_argument(
+        "--logits",
+        choices=("labels", "all"),
+        default="labels",
+        help="labels: output layer only where a label token is predicted (same loss, less "
+        "work); all: every position (default %(default)s)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch CPU threads (default: torch's choice; on a busy CPU 1 can beat 2)",
+    )
     p.add_argument("--save-every", type=int, default=50, help="checkpoint every N steps")
     p.add_argument("--keep-checkpoints", type=int, default=2)
     p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
@@ -115,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
         method=args.method,
         targets=args.targets,
         prompts=args.prompts,
+        prompt_profile=args.prompt_profile,
+        logits=args.logits,
+        threads=args.threads,
         max_len=args.max_len,
         epochs=args.epochs,
         max_steps=args.max_steps,
@@ -143,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
     last = result.losses[-1][1] if result.losses else float("nan")
     print(
         f"step {result.step}/{result.total_steps}, loss {first:.4f} -> {last:.4f}, "
-        f"{result.tokens_per_s:.1f} tokens/s, loss curve {cfg.out / 'loss.png'}"
+        f"{result.label_tokens_per_s:.1f} label tokens/s ({result.tokens_per_s:.1f} tokens/s), "
+        f"loss curve {cfg.out / 'loss.png'}"
     )
     if result.output_dir is not None:
         print(f"saved {result.output_dir}")
@@ -170,6 +195,7 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
     from aw_lookahead._extras import require
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.training import prepare_dataset
+    from aw_lookahead.training.config import train_prompts
 
     transformers = require("train", "transformers")
     try:
@@ -182,7 +208,7 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
         max_len=args.max_len,
         targets=args.targets,
         config=classify,
-        prompts=prompts_from_args(args),
+        prompts=train_prompts(args.model, args.prompt_profile, args.prompts),
     )
     print(report.summary())
     json.dump(report.as_dict(), sys.stdout, indent=2)

@@ -12,18 +12,29 @@
   prompt.
 * :func:`render_step` renders a step's K candidates at once: the history
   once, each candidate's last turn apart (:class:`StepMessages`).
+* Prompt profiles: ``"standard"`` text, or ``"short"`` for small models;
+  :func:`prompts_for_model` picks the one a served model was trained on.
 * :func:`parse_reply` recovers the predicted observation from a reply.
 """
 
 from __future__ import annotations
 
 from .parse import ParsedReply, parse_reply
+from .profiles import (
+    EMBEDDED_SERVED_NAME,
+    embedded_prompt_profile,
+    profile_for_model,
+    prompts_for_model,
+)
 from .render import (
+    PROMPT_PROFILES,
+    PromptProfile,
     PromptSet,
     StepMessages,
     ToolLayout,
     default_prompts,
     history_messages,
+    profile_prompts,
     render_messages,
     render_step,
     tool_definition_text,
@@ -32,13 +43,20 @@ from .render import (
 )
 
 __all__ = [
+    "EMBEDDED_SERVED_NAME",
+    "PROMPT_PROFILES",
     "ParsedReply",
+    "PromptProfile",
     "PromptSet",
     "StepMessages",
     "ToolLayout",
     "default_prompts",
+    "embedded_prompt_profile",
     "history_messages",
     "parse_reply",
+    "profile_for_model",
+    "profile_prompts",
+    "prompts_for_model",
     "render_messages",
     "render_step",
     "tool_definition_text",

@@ -18,6 +18,8 @@ from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 Message = dict[str, str]
 ToolLayout = Literal["compact", "full"]
+PromptProfile = Literal["standard", "short"]
+PROMPT_PROFILES: tuple[PromptProfile, ...] = ("standard", "short")
 
 _TOOLS_SLOT = "{tool_definitions}"
 _NO_TOOLS = "(no tool definitions were given; infer the tools from the calls)"
@@ -106,20 +108,40 @@ class PromptSet:
     puts every definition there (for long-context models trained on that
     layout). Any other ``{name}`` slot (e.g. the reference MCP/SWE prompts'
     ``{demonstrations}``) is removed.
+
+    ``profile`` picks the packaged text: ``"standard"`` (the full prompts) or
+    ``"short"`` (a few lines per domain, for small models with a 4K context;
+    domains without a short text keep the standard one). A model must be
+    served with the profile it was trained on:
+    :func:`~aw_lookahead.prompts.prompts_for_model` picks it by served name.
     """
 
     def __init__(
-        self, overrides: str | Path | None = None, *, tool_layout: ToolLayout = "compact"
+        self,
+        overrides: str | Path | None = None,
+        *,
+        tool_layout: ToolLayout = "compact",
+        profile: PromptProfile = "standard",
     ) -> None:
         if tool_layout not in ("compact", "full"):
             raise ConfigError(f"tool_layout must be 'compact' or 'full', got {tool_layout!r}")
+        if profile not in PROMPT_PROFILES:
+            raise ConfigError(
+                f"prompt profile must be one of {', '.join(PROMPT_PROFILES)}, got {profile!r}"
+            )
         self.tool_layout: ToolLayout = tool_layout
+        self.profile: PromptProfile = profile
         self._texts: dict[Domain, str] = {}
         base = resources.files("aw_lookahead.prompts") / "system"
-        common = (base / "_common.md").read_text(encoding="utf-8")
+        own = base / profile if profile != "standard" else base
+
+        def packaged(name: str) -> str:
+            chosen = own / name
+            return (chosen if chosen.is_file() else base / name).read_text(encoding="utf-8")
+
+        common = packaged("_common.md")
         for domain in Domain:
-            body = (base / f"{domain.value}.md").read_text(encoding="utf-8")
-            self._texts[domain] = body.rstrip() + "\n\n" + common
+            self._texts[domain] = packaged(f"{domain.value}.md").rstrip() + "\n\n" + common
         if overrides is not None:
             self._load_overrides(Path(overrides))
 
@@ -173,6 +195,12 @@ class PromptSet:
 def default_prompts() -> PromptSet:
     """The packaged prompt set (loaded once)."""
     return PromptSet()
+
+
+@functools.cache
+def profile_prompts(profile: PromptProfile) -> PromptSet:
+    """The packaged prompt set of ``profile`` (loaded once per profile)."""
+    return default_prompts() if profile == "standard" else PromptSet(profile=profile)
 
 
 def _system_text(trajectory: Trajectory, prompts: PromptSet | None) -> str:

@@ -3,7 +3,9 @@
 Layout under ``<out>``::
 
     checkpoints/step-N/     accelerate state (trainable weights, optimizer, scheduler, RNG)
-                            + trainer_state.json (step, loss history, tokens)
+                            + trainer_state.json (step, loss history, tokens, label tokens)
+                            + adapter/ (LoRA runs: that step's PEFT adapter, servable as is)
+    encoded.jsonl.gz        the tokenised data (token ids only), reused by --resume
     metrics.jsonl           one line per optimizer step
     loss.png                the loss curve
     data_report.json        class counts and token counts of the data

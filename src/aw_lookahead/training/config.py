@@ -7,14 +7,29 @@ from pathlib import Path
 from typing import Literal
 
 from aw_lookahead.errors import ConfigError
+from aw_lookahead.prompts import (
+    PROMPT_PROFILES,
+    PromptProfile,
+    PromptSet,
+    profile_for_model,
+    profile_prompts,
+)
 
 from .classify import ClassifyConfig
 from .data import TargetMode
 
-__all__ = ["DEFAULT_LORA_TARGETS", "Method", "Precision", "TrainConfig"]
+__all__ = [
+    "DEFAULT_LORA_TARGETS",
+    "LossPositions",
+    "Method",
+    "Precision",
+    "TrainConfig",
+    "train_prompts",
+]
 
 Method = Literal["lora", "full"]
 Precision = Literal["auto", "bf16", "fp32"]
+LossPositions = Literal["labels", "all"]
 
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj",
@@ -27,6 +42,15 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = (
 )
 
 
+def train_prompts(
+    model: str | Path, profile: PromptProfile | Literal["auto"], overrides: Path | None
+) -> PromptSet:
+    """The prompts a run renders its data with: ``profile`` (``"auto"``: the one the model
+    folder's name is served with) plus the override folder, if any."""
+    chosen = profile_for_model(str(model)) if profile == "auto" else profile
+    return PromptSet(overrides, profile=chosen) if overrides else profile_prompts(chosen)
+
+
 @dataclass
 class TrainConfig:
     """Everything a run needs; :func:`~aw_lookahead.training.train` takes one.
@@ -37,6 +61,17 @@ class TrainConfig:
     preemptible job continues later with ``resume=True``); the learning-rate
     schedule still spans the whole run. ``precision="auto"`` uses bf16 on a GPU
     that supports it, fp32 elsewhere.
+
+    The loss of an optimizer step is the mean over every label token of the
+    step (all its micro-batches and processes), so a long answer weighs what
+    its tokens weigh. ``logits="labels"`` computes the output layer only at
+    positions that predict a label token (the loss is the same as ``"all"``,
+    most positions of world-model data carry no label). ``prompt_profile``
+    chooses the packaged system prompts (``"auto"``: the profile the model
+    folder's name is served with, see
+    :func:`~aw_lookahead.prompts.profile_for_model`); serve the result with
+    the same profile. ``threads`` sets torch's CPU threads (``None``: torch's
+    default); on a busy CPU one thread can beat two.
     """
 
     model: Path
@@ -69,6 +104,13 @@ class TrainConfig:
     progress: bool = True
     prompts: Path | None = None
     """Folder of system prompt overrides (see :class:`~aw_lookahead.prompts.PromptSet`)."""
+    prompt_profile: PromptProfile | Literal["auto"] = "auto"
+    logits: LossPositions = "labels"
+    threads: int | None = None
+
+    def resolved_profile(self) -> PromptProfile:
+        """The prompt profile this run trains with (``"auto"`` resolved by the model folder)."""
+        return train_prompts(self.model, self.prompt_profile, self.prompts).profile
 
     def __post_init__(self) -> None:
         self.model = Path(self.model)
@@ -86,6 +128,15 @@ class TrainConfig:
             )
         if self.method not in ("lora", "full"):
             raise ConfigError(f"method must be 'lora' or 'full', got {self.method!r}")
+        if self.prompt_profile != "auto" and self.prompt_profile not in PROMPT_PROFILES:
+            raise ConfigError(
+                f"prompt_profile must be auto or one of {', '.join(PROMPT_PROFILES)}, "
+                f"got {self.prompt_profile!r}"
+            )
+        if self.logits not in ("labels", "all"):
+            raise ConfigError(f"logits must be 'labels' or 'all', got {self.logits!r}")
+        if self.threads is not None and self.threads < 1:
+            raise ConfigError(f"threads must be >= 1, got {self.threads}")
         if self.precision not in ("auto", "bf16", "fp32"):
             raise ConfigError(f"precision must be auto, bf16 or fp32, got {self.precision!r}")
         positive = {

@@ -301,11 +301,14 @@ def label_spans(
     return full, spans
 
 
-def encode_sample(tokenizer: Any, sample: ChatSample, max_len: int) -> EncodedSample | None:
+def encode_sample(
+    tokenizer: Any, sample: ChatSample, max_len: int, *, prompts: PromptSet | None = None
+) -> EncodedSample | None:
     """Tokenize with the chat template and label the target spans (None if nothing is left).
 
     Single-target samples drop their oldest turns after the first until they
-    fit ``max_len``; multi-target samples are cut at ``max_len``.
+    fit ``max_len`` (re-rendered with ``prompts``, the set the sample was
+    built with); multi-target samples are cut at ``max_len``.
     """
     skip = 0
     messages = sample.messages
@@ -319,7 +322,7 @@ def encode_sample(tokenizer: Any, sample: ChatSample, max_len: int) -> EncodedSa
         if skip + 1 >= len(sample.history.turns):
             return None
         skip += 1
-        messages = render_messages(sample.history, sample.action, skip_turns=skip)
+        messages = render_messages(sample.history, sample.action, prompts=prompts, skip_turns=skip)
         if sample.user_override is not None:
             messages[-1] = {"role": "user", "content": sample.user_override}
         messages.append({"role": "assistant", "content": sample.answer or ""})
@@ -363,7 +366,7 @@ def prepare_dataset(
     for sample in build_samples(
         records, targets=targets, config=config, prompts=prompts, report=report
     ):
-        enc = encode_sample(tokenizer, sample, max_len)
+        enc = encode_sample(tokenizer, sample, max_len, prompts=prompts)
         if enc is None:
             report.dropped_samples += 1
             continue

@@ -10,6 +10,10 @@ Guarantees:
   micro-batch; FSDP and DeepSpeed come from the accelerate config file (see
   ``integrations/accelerate/``); nothing here is device specific.
 * LoRA checkpoints hold only the trainable weights (a few MB), not the base.
+* The loss of a step is the mean over all its label tokens (every
+  micro-batch and process of the step), and the data is tokenised once per
+  run folder (:mod:`~aw_lookahead.training.dataset_cache`), not once per
+  ``resume`` slice.
 * The result is a PEFT adapter (``<out>/adapter``) that vLLM serves with
   ``--enable-lora --lora-modules NAME=<out>/adapter``, or a full model folder
   (``<out>/model``, tokenizer and chat template included).
@@ -30,15 +34,20 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
 from . import _artifacts as art
-from .config import TrainConfig
-from .data import IGNORE_INDEX, DataReport, EncodedSample, prepare_dataset
+from .config import LossPositions, TrainConfig, train_prompts
+from .data import IGNORE_INDEX, DataReport, EncodedSample
+from .dataset_cache import load_or_prepare
 
 __all__ = ["TrainResult", "batch_order", "train"]
 
 
 @dataclass
 class TrainResult:
-    """What a run did. ``losses`` is ``(step, loss)`` for every step so far (resumed ones too)."""
+    """What a run did. ``losses`` is ``(step, loss)`` for every step so far (resumed ones too).
+
+    ``tokens`` counts input tokens of this invocation (masked ones too),
+    ``label_tokens`` the tokens that carried loss: the measure of useful work.
+    """
 
     out: Path
     output_dir: Path | None
@@ -47,13 +56,19 @@ class TrainResult:
     losses: list[tuple[int, float]] = field(default_factory=list)
     report: DataReport = field(default_factory=DataReport)
     tokens: int = 0
+    label_tokens: int = 0
     seconds: float = 0.0
     resumed_from: int | None = None
     finished: bool = False
+    cached_data: bool = False
 
     @property
     def tokens_per_s(self) -> float:
         return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def label_tokens_per_s(self) -> float:
+        return self.label_tokens / self.seconds if self.seconds > 0 else 0.0
 
 
 def batch_order(n: int, micro: int, global_batch: int, seed: int) -> list[int]:
@@ -81,6 +96,38 @@ def _collate(torch: Any, samples: list[EncodedSample], pad_id: int, device: Any)
         "labels": labels.to(device),
         "attention_mask": mask.to(device),
     }
+
+
+def _predicted_labels(sample: EncodedSample) -> int:
+    """Label tokens a causal LM can be scored on (a label at position 0 has no context)."""
+    return sum(1 for x in sample.labels[1:] if x != IGNORE_INDEX)
+
+
+def _label_loss(torch: Any, model: Any, batch: dict[str, Any], logits: LossPositions) -> Any:
+    """The summed cross-entropy of the batch's label tokens.
+
+    ``"labels"`` asks the model for logits only at positions whose next
+    token is a label (``logits_to_keep`` with the union of those positions
+    over the batch's rows), which skips most of the output layer's work on
+    world-model data; ``"all"`` computes every position. Both give the same sum.
+    """
+    targets = batch["labels"][:, 1:]
+    inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
+    if logits == "labels":
+        keep = (targets != IGNORE_INDEX).any(dim=0).nonzero().squeeze(1)
+        if keep.numel() > 0:
+            out = model(**inputs, logits_to_keep=keep).logits
+            targets = targets[:, keep]
+        else:
+            out = model(**inputs).logits[:, :-1]
+    else:
+        out = model(**inputs).logits[:, :-1]
+    return torch.nn.functional.cross_entropy(
+        out.float().reshape(-1, out.shape[-1]),
+        targets.reshape(-1),
+        ignore_index=IGNORE_INDEX,
+        reduction="sum",
+    )
 
 
 def _mixed_precision(torch: Any, precision: str) -> str:
@@ -136,28 +183,39 @@ def train(cfg: TrainConfig) -> TrainResult:
             f"{cfg.out} already holds checkpoints; pass --resume to continue that run, or "
             "choose a new --out folder"
         )
+    if cfg.threads is not None:
+        torch.set_num_threads(cfg.threads)
     mixed = _mixed_precision(torch, cfg.precision)
     acc = accelerate.Accelerator(mixed_precision=mixed, gradient_accumulation_steps=cfg.grad_accum)
     accelerate.utils.set_seed(cfg.seed)
     main = acc.is_main_process
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(cfg.model))
-    from aw_lookahead.prompts import PromptSet
+    prompts = train_prompts(cfg.model, cfg.prompt_profile, cfg.prompts)
 
-    samples, report = prepare_dataset(
-        cfg.data,
-        tokenizer,
-        max_len=cfg.max_len,
-        targets=cfg.targets,
-        config=cfg.classify,
-        prompts=PromptSet(cfg.prompts) if cfg.prompts else None,
-    )
+    def encoded() -> tuple[list[EncodedSample], DataReport, bool]:
+        return load_or_prepare(
+            cfg.out,
+            cfg.data,
+            tokenizer,
+            max_len=cfg.max_len,
+            targets=cfg.targets,
+            config=cfg.classify,
+            prompts=prompts,
+        )
+
+    if main:  # one process encodes and writes the cache; the others read it
+        samples, report, cached = encoded()
+    acc.wait_for_everyone()
+    if not main:
+        samples, report, cached = encoded()
     if not samples:
         raise ConfigError(
             "no training samples survived classification and length limits; raise keep ratios "
             f"(--keep CLASS=RATIO), --max-len, or add data.\n{report.summary()}"
         )
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    label_counts = [_predicted_labels(s) for s in samples]
 
     world = acc.num_processes
     global_batch = cfg.batch_size * world
@@ -178,12 +236,13 @@ def train(cfg: TrainConfig) -> TrainResult:
         acc.register_save_state_pre_hook(_trainable_only(acc.unwrap_model(model)))
 
     cfg.out.mkdir(parents=True, exist_ok=True)
-    start, losses, tokens_before = 0, [], 0
+    start, losses, tokens_before, labels_before = 0, [], 0, 0
     if latest is not None:
         _, folder = latest
         acc.load_state(str(folder), strict=cfg.method != "lora")
         state = art.read_state(folder)
         start, tokens_before = int(state["step"]), int(state.get("tokens", 0))
+        labels_before = int(state.get("label_tokens", 0))
         losses = [(int(s), float(v)) for s, v in state["losses"]]
     if main:
         (cfg.out / "data_report.json").write_text(json.dumps(report.as_dict(), indent=2))
@@ -198,34 +257,44 @@ def train(cfg: TrainConfig) -> TrainResult:
         losses=losses,
         report=report,
         resumed_from=start if latest is not None else None,
+        cached_data=cached,
     )
     stop_at = total_steps if cfg.stop_after is None else min(total_steps, start + cfg.stop_after)
     rank = acc.process_index
 
     progress = _progress(cfg.progress and main, start, total_steps)
     began = time.perf_counter()
-    tokens = 0
+    tokens, label_tokens = 0, 0
     model.train()
     try:
         for step in range(start, stop_at):
-            micro_losses = []
-            for a in range(cfg.grad_accum):
-                order = batch_order(len(samples), step * cfg.grad_accum + a, global_batch, cfg.seed)
+            orders = [
+                batch_order(len(samples), step * cfg.grad_accum + a, global_batch, cfg.seed)
+                for a in range(cfg.grad_accum)
+            ]
+            # every process knows the whole step's label count: no communication needed
+            step_labels = max(1, sum(label_counts[i] for order in orders for i in order))
+            # accelerate divides by grad_accum and DDP averages over processes: undo both,
+            # so the gradient is that of the mean over the step's label tokens
+            scale = world * cfg.grad_accum / step_labels
+            sums = []
+            for order in orders:
                 mine = [
                     samples[i] for i in order[rank * cfg.batch_size : (rank + 1) * cfg.batch_size]
                 ]
                 batch = _collate(torch, mine, pad_id, acc.device)
                 tokens += int(batch["attention_mask"].sum()) * world
                 with acc.accumulate(model):
-                    loss = model(**batch).loss
-                    acc.backward(loss)
+                    ce = _label_loss(torch, model, batch, cfg.logits)
+                    acc.backward(ce * scale)
                     if acc.sync_gradients and cfg.max_grad_norm > 0:
                         acc.clip_grad_norm_(params, cfg.max_grad_norm)
                     optimizer.step()
                     scheduler.step()
                     optimizer.zero_grad()
-                micro_losses.append(loss.detach().float())
-            step_loss = float(acc.gather(torch.stack(micro_losses).mean()).mean().item())
+                sums.append(ce.detach().float())
+            label_tokens += step_labels
+            step_loss = float(acc.gather(torch.stack(sums).sum()).sum().item()) / step_labels
             losses.append((step + 1, step_loss))
             result.step = step + 1
             if main:
@@ -235,18 +304,28 @@ def train(cfg: TrainConfig) -> TrainResult:
                         "loss": step_loss,
                         "lr": scheduler.get_last_lr()[0],
                         "tokens": tokens_before + tokens,
+                        "label_tokens": labels_before + label_tokens,
                         "elapsed_s": round(time.perf_counter() - began, 3),
                     }
                 )
             progress.advance(step_loss)
             if (step + 1) % cfg.save_every == 0 or step + 1 == stop_at:
-                _save_checkpoint(acc, cfg, step + 1, losses, tokens_before + tokens)
+                _save_checkpoint(
+                    acc,
+                    cfg,
+                    model,
+                    step + 1,
+                    losses,
+                    tokens_before + tokens,
+                    labels_before + label_tokens,
+                )
     finally:
         progress.close()
         if main:
             metrics.close()
     result.seconds = time.perf_counter() - began
     result.tokens = tokens
+    result.label_tokens = label_tokens
     result.finished = result.step >= total_steps
     if main:
         art.plot_losses(losses, cfg.out / "loss.png")
@@ -259,12 +338,25 @@ def train(cfg: TrainConfig) -> TrainResult:
 
 
 def _save_checkpoint(
-    acc: Any, cfg: TrainConfig, step: int, losses: list[tuple[int, float]], tokens: int
+    acc: Any,
+    cfg: TrainConfig,
+    model: Any,
+    step: int,
+    losses: list[tuple[int, float]],
+    tokens: int,
+    label_tokens: int,
 ) -> None:
     folder = cfg.out / art.CHECKPOINTS / f"step-{step}"
     acc.save_state(str(folder))
+    if cfg.method == "lora":  # a servable adapter per checkpoint: evaluate or ship any step
+        state = acc.get_state_dict(model)
+        if acc.is_main_process:
+            acc.unwrap_model(model).save_pretrained(
+                str(folder / "adapter"), state_dict=state, safe_serialization=True
+            )
     if acc.is_main_process:
-        art.write_state(folder, {"step": step, "losses": losses, "tokens": tokens})
+        state = {"step": step, "losses": losses, "tokens": tokens, "label_tokens": label_tokens}
+        art.write_state(folder, state)
         art.prune_checkpoints(cfg.out, cfg.keep_checkpoints)
     acc.wait_for_everyone()
 
@@ -299,8 +391,14 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "first_loss": r.losses[0][1] if r.losses else None,
         "last_loss": r.losses[-1][1] if r.losses else None,
         "tokens_this_run": r.tokens,
+        "label_tokens_this_run": r.label_tokens,
         "seconds_this_run": round(r.seconds, 3),
         "tokens_per_s": round(r.tokens_per_s, 2),
+        "label_tokens_per_s": round(r.label_tokens_per_s, 2),
+        "prompt_profile": cfg.resolved_profile(),
+        "logits": cfg.logits,
+        "threads": cfg.threads,
+        "cached_data": r.cached_data,
         "output_dir": str(r.output_dir) if r.output_dir else None,
         "vllm_args": serve,
         "samples": r.report.samples,

@@ -41,7 +41,7 @@ from aw_lookahead.errors import (
     ServerUnreachableError,
     WorldModelError,
 )
-from aw_lookahead.prompts import PromptSet
+from aw_lookahead.prompts import PromptSet, prompts_for_model
 from aw_lookahead.trajectory import Action, Trajectory
 
 from ._context import plan_skip
@@ -117,7 +117,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         self.thinking = thinking
         self.timeout = timeout
         self.retries = retries
-        self.prompts = prompts
+        self._prompts = prompts
         self.strict = strict
         self.seed = seed
         self.extra_body = dict(extra_body or {})
@@ -162,6 +162,16 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             f"|t={self.temperature}|p={self.top_p}|k={self.top_k}|think={self.thinking}"
             f"|max={self.max_tokens}|seed={self.seed}"
         )
+
+    @property
+    def prompts(self) -> PromptSet:
+        """The prompts requests are rendered with: the ones given, else the packaged profile
+        the served model was trained on (:func:`~aw_lookahead.prompts.prompts_for_model`)."""
+        return self._prompts if self._prompts is not None else prompts_for_model(self._model)
+
+    @prompts.setter
+    def prompts(self, value: PromptSet | None) -> None:
+        self._prompts = value
 
     # ------------------------------------------------------------------ server facts
 
@@ -287,6 +297,8 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     async def _prepare_step(self, step: Step) -> Callable[[int], Awaitable[Prediction]]:
         """Check the model once and plan the history trimming for the step's longest request."""
         await self.resolve_model()
+        if step.prompts is not self.prompts:  # the model name was only learnt from the server
+            step = Step(step.trajectory, step.actions, prompts=self.prompts)
         skip, brief = await plan_skip(
             step,
             client=self._client,
