@@ -135,13 +135,11 @@ class PromptSet:
         base = resources.files("aw_lookahead.prompts") / "system"
         own = base / profile if profile != "standard" else base
 
-        def packaged(name: str) -> str:
-            chosen = own / name
-            return (chosen if chosen.is_file() else base / name).read_text(encoding="utf-8")
-
-        common = packaged("_common.md")
         for domain in Domain:
-            self._texts[domain] = packaged(f"{domain.value}.md").rstrip() + "\n\n" + common
+            folder = own if (own / f"{domain.value}.md").is_file() else base
+            body = (folder / f"{domain.value}.md").read_text(encoding="utf-8")
+            common = (folder / "_common.md").read_text(encoding="utf-8")
+            self._texts[domain] = body.rstrip() + "\n\n" + common
         if overrides is not None:
             self._load_overrides(Path(overrides))
 
