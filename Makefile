@@ -9,6 +9,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.aw-lookahead-installed
 PYTEST_ARGS ?=
+# seconds a vLLM server may take to start (demo and tests); a busy 2-core machine can need 1200
+READY_TIMEOUT ?= $(AW_LOOKAHEAD_READY_TIMEOUT)
+export AW_LOOKAHEAD_READY_TIMEOUT := $(READY_TIMEOUT)
 
 .PHONY: venv demo test test-fast lint typecheck bench clean embedded-model
 

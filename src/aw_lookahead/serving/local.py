@@ -24,28 +24,33 @@ import subprocess
 import tempfile
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 import httpx
 
 from aw_lookahead.errors import ConfigError, ServerStartError
 
-from ._argv import DEFAULT_HOST, find_free_port, vllm_server_argv, vllm_server_env
+from ._argv import DEFAULT_HOST, find_free_port, kv_cache_bytes, vllm_server_argv, vllm_server_env
+from .startup import READY_TIMEOUT_ENV, log_stage, ready_timeout, startup_cause
 
 __all__ = [
     "DEFAULT_HOST",
+    "READY_TIMEOUT_ENV",
     "LocalServer",
     "find_free_port",
-    "start_embedded_server",
+    "kv_cache_bytes",
+    "ready_timeout",
+    "startup_cause",
     "vllm_server_argv",
     "vllm_server_env",
 ]
 
 _LOG_TAIL_LINES = 40
 _POLL_S = 0.25
+_PROGRESS_EVERY_S = 15.0
 
 
 def _group_alive(pgid: int) -> bool:
@@ -117,6 +122,8 @@ class LocalServer:
         max_loras: int = 2,
         lora_modules: Mapping[str, str | os.PathLike[str]] | None = None,
         api_key: str | None = None,
+        kv_cache_memory_bytes: int | None = None,
+        single_process_worker: bool = False,
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         log_path: str | os.PathLike[str] | None = None,
@@ -142,6 +149,8 @@ class LocalServer:
             max_lora_rank=max_lora_rank,
             max_loras=max_loras,
             lora_modules=lora_modules,
+            kv_cache_memory_bytes=kv_cache_memory_bytes,
+            single_process_worker=single_process_worker,
             extra_args=extra_args,
         )
         key_env = {"VLLM_API_KEY": api_key} if api_key else {}
@@ -232,39 +241,62 @@ class LocalServer:
         self._finalizer = weakref.finalize(self, _signal_group, self._proc.pid, signal.SIGKILL)
         return self
 
-    def wait_ready(self, timeout: float = 300.0) -> None:
+    def wait_ready(
+        self,
+        timeout: float | None = None,
+        *,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
         """Block until ``GET /health`` answers 200 and the model is listed, or fail.
 
-        Fails fast with :class:`~aw_lookahead.errors.ServerStartError`
-        (including the last log lines) when the process exits, and after
-        ``timeout`` seconds otherwise; the process is left running on timeout
-        so the caller decides (``with`` stops it).
+        ``timeout`` defaults to ``$AW_LOOKAHEAD_READY_TIMEOUT``, else 300 s.
+        ``progress`` gets a line every 15 s while waiting (elapsed time and the
+        server's latest log line), so a slow start on a busy machine is never
+        silent. Fails fast with :class:`~aw_lookahead.errors.ServerStartError`
+        when the process exits (the message leads with the cause found in the
+        log, then the last log lines), and after ``timeout`` seconds
+        otherwise; the process is left running on timeout so the caller
+        decides (``with`` stops it).
         """
         proc = self._proc
         if proc is None:
             raise ConfigError("call start() before wait_ready()")
+        limit = ready_timeout(300.0) if timeout is None else timeout
         root = f"http://{self._host}:{self._port}"
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        deadline = time.monotonic() + timeout
+        began = time.monotonic()
+        deadline, next_note = began + limit, began + _PROGRESS_EVERY_S
         with httpx.Client(timeout=5.0, trust_env=False, headers=headers) as client:
             while True:
                 code = proc.poll()
                 if code is not None:
+                    tail = self.log_tail(400)
+                    cause = startup_cause(tail)
+                    because = f": {cause}" if cause else "; see the log below"
                     raise ServerStartError(
                         f"the vLLM server for {self._model_path!r} exited with code {code} "
-                        "while starting; see the log below",
+                        f"while starting{because}",
                         log_path=self._log_path,
                         log_tail=self.log_tail(),
                         returncode=code,
                     )
                 if self._is_ready(client, root):
                     return
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if now >= deadline:
                     raise ServerStartError(
                         f"the vLLM server for {self._model_path!r} was not ready after "
-                        f"{timeout:g} s; raise the timeout or check the log below",
+                        f"{limit:g} s; a busy machine can need longer: raise the timeout "
+                        f"(--ready-timeout, or {READY_TIMEOUT_ENV}=SECONDS for make demo and "
+                        "the tests) or check the log below",
                         log_path=self._log_path,
                         log_tail=self.log_tail(),
+                    )
+                if progress is not None and now >= next_note:
+                    next_note = now + _PROGRESS_EVERY_S
+                    progress(
+                        f"waiting for the server: {now - began:.0f} s of {limit:g} s "
+                        f"({log_stage(self.log_tail(20))})"
                     )
                 time.sleep(_POLL_S)
 
@@ -340,32 +372,3 @@ class LocalServer:
     def __repr__(self) -> str:
         state = "running" if self.running else ("stopped" if self._stopped else "not started")
         return f"LocalServer(model={self.model!r}, base_url={self.base_url!r}, {state})"
-
-
-def start_embedded_server(
-    *,
-    cache_dir: str | os.PathLike[str] | None = None,
-    timeout: float = 600.0,
-    base_only: bool = False,
-    **kwargs: Any,
-) -> LocalServer:
-    """Prepare the embedded model (converting and merging it once), start a server, wait.
-
-    The model is the base with the shipped adapter merged in, or with
-    ``base_only=True`` the raw base. ``kwargs`` go to :class:`LocalServer`;
-    the served name is :data:`~aw_lookahead.embedded.EMBEDDED_MODEL_NAME`
-    either way. The returned server is
-    ready; the caller must :meth:`~LocalServer.stop` it (or use ``with``).
-    If it does not become ready it is stopped before the error propagates.
-    """
-    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, prepare_embedded_model
-
-    kwargs.setdefault("served_name", EMBEDDED_MODEL_NAME)
-    server = LocalServer(prepare_embedded_model(cache_dir, base_only=base_only), **kwargs)
-    server.start()
-    try:
-        server.wait_ready(timeout)
-    except BaseException:
-        server.stop()
-        raise
-    return server

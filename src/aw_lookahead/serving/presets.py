@@ -124,7 +124,8 @@ PRESETS: dict[str, Preset] = {
             gpu_memory_utilization=0.2,
             gpus=0,
             enforce_eager=True,
-            gpu_memory="no GPU; ~2-4 GB RAM, ready in ~25 s on 2 cores [measured]",
+            gpu_memory="no GPU; ~1.6 GB RAM (KV cache sized for the model, one engine process), "
+            "ready in ~25-60 s on 2 cores [measured]",
         ),
     )
 }
@@ -338,6 +339,12 @@ def plan_serve(
         "api_key": api_key,
         "extra_args": flags,
     }
+    if preset.model == "embedded" and model is None:
+        from .embedded_server import embedded_server_options
+
+        options = embedded_server_options(model_name)
+        kwargs["kv_cache_memory_bytes"] = options["kv_cache_memory_bytes"]
+        kwargs["single_process_worker"] = options["single_process_worker"]
     plan = ServePlan(
         preset=preset,
         model=model_name,

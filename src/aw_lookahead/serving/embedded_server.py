@@ -1,0 +1,84 @@
+"""The embedded model's server: its options and a one-call start.
+
+The options are sized for SmolLM2-135M with a 4,096-token context on a CPU:
+the KV cache holds what such a model needs (not the CPU build's 4 GiB
+default) and the model worker runs inside the engine process, so a server
+fits a laptop next to other work.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ._argv import kv_cache_bytes
+from .local import LocalServer
+from .startup import ready_timeout
+
+__all__ = [
+    "EMBEDDED_KV_TOKENS",
+    "embedded_kv_cache_bytes",
+    "embedded_server_options",
+    "start_embedded_server",
+]
+
+EMBEDDED_KV_TOKENS = 3 * 4096
+"""KV-cache tokens the embedded server reserves: three full 4,096-token contexts (~270 MB
+for SmolLM2-135M), room for a gate step's candidates sharing a long history plus other
+requests; vLLM queues what does not fit instead of failing."""
+
+_SMOLLM2_135M_KV_BYTES_PER_TOKEN = 2 * 30 * 3 * 64 * 2  # layers, kv heads, head dim, bf16
+
+
+def embedded_kv_cache_bytes(model: str | os.PathLike[str] | None = None) -> int:
+    """The embedded server's KV-cache size: from ``model``'s config when the folder exists
+    (it may not yet when a command is only planned), else SmolLM2-135M's known shape."""
+    if model is not None and os.path.isfile(os.path.join(model, "config.json")):
+        return kv_cache_bytes(model, EMBEDDED_KV_TOKENS)
+    return _SMOLLM2_135M_KV_BYTES_PER_TOKEN * EMBEDDED_KV_TOKENS
+
+
+def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The :class:`LocalServer` options of the embedded model (``serve --local`` uses the same):
+    a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
+    and the model worker inside the engine process."""
+    return {
+        "max_model_len": 4096,
+        "kv_cache_memory_bytes": embedded_kv_cache_bytes(model),
+        "single_process_worker": True,
+    }
+
+
+def start_embedded_server(
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+    base_only: bool = False,
+    progress: Callable[[str], None] | None = None,
+    **kwargs: Any,
+) -> LocalServer:
+    """Prepare the embedded model (converting and merging it once), start a server, wait.
+
+    The model is the base with the shipped adapter merged in, or with
+    ``base_only=True`` the raw base. ``kwargs`` go to :class:`LocalServer`
+    over :func:`embedded_server_options`; the served name is
+    :data:`~aw_lookahead.embedded.EMBEDDED_MODEL_NAME` either way.
+    ``timeout`` defaults to ``$AW_LOOKAHEAD_READY_TIMEOUT``, else 600 s;
+    ``progress`` gets a line every 15 s while the server starts. The returned
+    server is ready; the caller must :meth:`~LocalServer.stop` it (or use
+    ``with``). If it does not become ready it is stopped before the error
+    propagates.
+    """
+    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, prepare_embedded_model
+
+    folder = prepare_embedded_model(cache_dir, base_only=base_only)
+    options = {**embedded_server_options(folder), "served_name": EMBEDDED_MODEL_NAME, **kwargs}
+    server = LocalServer(folder, **options)
+    server.start()
+    try:
+        server.wait_ready(ready_timeout(600.0) if timeout is None else timeout, progress=progress)
+    except BaseException:
+        server.stop()
+        raise
+    return server
