@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -34,9 +35,11 @@ from ._readonly import is_read_only_command
 __all__ = [
     "RiskRouter",
     "Route",
+    "TypedText",
     "is_read_only_command",
     "terminal_command_text",
     "tool_annotations",
+    "typed_text",
 ]
 
 _MCP_DEFAULTS: dict[str, bool] = {
@@ -104,33 +107,88 @@ def tool_annotations(tool: Any) -> dict[str, bool]:
 # --------------------------------------------------------------------------- terminal
 
 
-def terminal_command_text(action: Action) -> str | None:
-    """The shell text an action types: keystroke lists joined, plain text as is.
+_RUN_KEYS = frozenset({"Enter", "C-m", "C-j", "KPEnter"})
+_LINE_END_KEYS = frozenset({"C-c", "C-d", "C-u", "C-z", "C-\\"})
+_KEY_NAME = re.compile(
+    r"(?:[CMS]-\S+|\^[A-Za-z]|Escape|Tab|BTab|BSpace|Space|Up|Down|Left|Right|Home|End"
+    r"|PageUp|PageDown|PgUp|PgDn|NPage|PPage|Insert|Delete|IC|DC|F\d{1,2}|KPEnter|Enter)"
+)
 
-    Returns ``None`` when the action is not a terminal action or contains a
-    control key other than Enter (e.g. ``C-c`` interrupts a running program).
+
+@dataclass(frozen=True)
+class TypedText:
+    """What a terminal action types: ``text`` (keys that end a line read as newlines) and
+    ``edited_keys``: keys that edit or recall the line (``Tab``, ``Up``, ``C-r``...) before
+    a key that runs it, so the command that runs is not the text alone."""
+
+    text: str
+    edited_keys: tuple[str, ...] = ()
+
+
+def typed_text(action: Action) -> TypedText | None:
+    """The text of a terminal action, whatever control keys it holds; ``None`` for other actions.
+
+    Enter-like keys (``Enter``, ``C-m``, ``C-j``, ``KPEnter``) and keys that end or drop the
+    line (``C-c``, ``C-d``, ``C-u``) read as newlines, so the text typed before them is
+    judged too; ``C-l`` and ``Space`` read as themselves; any other key is an edit.
     """
     if isinstance(action, str):
-        return action
+        return TypedText(action)
     items: Sequence[Any]
     if isinstance(action, Mapping):
         if isinstance(action.get("command"), str):
-            return str(action["command"])
+            return TypedText(str(action["command"]))
         items = [action]
     else:
         items = action
     parts: list[str] = []
+    edits: list[str] = []
+    pending: list[str] = []
     for item in items:
         keys = item.get("keystrokes") if isinstance(item, Mapping) else None
         if not isinstance(keys, str):
             return None
-        if keys in ("Enter", "C-m", "C-j", "KPEnter"):
-            parts.append("\n")
-        elif re.fullmatch(r"[CMS]-\S+|\^[A-Za-z]|Escape|Tab|BSpace|Up|Down|Left|Right", keys):
-            return None
-        else:
+        name = keys.strip() if _KEY_NAME.fullmatch(keys.strip()) else None
+        if name is None:
             parts.append(keys)
-    return "".join(parts)
+            if "\n" in keys:
+                edits += pending
+                pending = []
+        elif name in _RUN_KEYS:
+            parts.append("\n")
+            edits += pending
+            pending = []
+        elif name in _LINE_END_KEYS:
+            parts.append("\n")
+            pending = []
+        elif name == "Space":
+            parts.append(" ")
+        elif name not in ("C-l",):
+            pending.append(name)
+    return TypedText("".join(parts), tuple(dict.fromkeys(edits)))
+
+
+def terminal_command_text(action: Action) -> str | None:
+    """The shell text an action types: keystroke lists joined, plain text as is.
+
+    Keys that run or end a line read as newlines (see :func:`typed_text`); ``None`` when
+    the action is not a terminal action.
+    """
+    typed = typed_text(action)
+    return typed.text if typed is not None else None
+
+
+def _has_control_keys(action: Action) -> bool:
+    if isinstance(action, str) or (isinstance(action, Mapping) and "command" in action):
+        return False
+    items = [action] if isinstance(action, Mapping) else action
+    return any(
+        isinstance(item, Mapping)
+        and isinstance(item.get("keystrokes"), str)
+        and _KEY_NAME.fullmatch(item["keystrokes"].strip()) is not None
+        and item["keystrokes"].strip() not in _RUN_KEYS
+        for item in items
+    )
 
 
 # --------------------------------------------------------------------------- router
@@ -189,13 +247,13 @@ class RiskRouter:
         if trajectory.domain in self.read_only_domains:
             return Route(read_only=True, reason=f"{trajectory.domain.value} actions only query")
         if trajectory.domain in (Domain.TERMINAL, Domain.SWE) or not isinstance(action, str):
-            text = terminal_command_text(action)
-            if text is None:
+            typed = typed_text(action)
+            if typed is None or typed.edited_keys or _has_control_keys(action):
                 return Route(
                     read_only=False,
                     reason="not plain terminal text (control keys or an unknown action shape)",
                 )
-            read_only, why = is_read_only_command(text)
+            read_only, why = is_read_only_command(typed.text)
             return Route(read_only=read_only, reason=why)
         return Route(
             read_only=False, reason=f"no read-only rule for {trajectory.domain.value} actions"
