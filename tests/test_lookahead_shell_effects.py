@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from aw_lookahead.lookahead.destructive import action_effect, destructive_command
+from aw_lookahead.lookahead.routing import is_read_only_command
 from aw_lookahead.lookahead.shell_effects import MAX_TEXT, shell_effects
 from aw_lookahead.lookahead.shell_parse import parse_script
 from shell_corpus_support import DESTROYS, HARMLESS, OVERWRITES
@@ -80,3 +81,44 @@ def test_parse_reads_quotes_wrappers_and_stdin() -> None:
     assert [r.op for r in script.commands[2].redirects] == [">", ">&"]
     assert not script.problems
     assert parse_script("if true; then").problems
+
+
+# ---------------------------------------------------------------- the read-only router
+
+
+@pytest.mark.parametrize("line", DESTROYS + OVERWRITES)
+def test_no_destroying_or_overwriting_line_is_read_only(line: str) -> None:
+    read_only, why = is_read_only_command(line)
+    assert not read_only, why
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sort --o=sorted.txt names.txt",
+        "sort --ou=sorted.txt names.txt",
+        "sort --o sorted.txt names.txt",
+        "sort --compress-prog=gzip big.txt",
+        "date --s=2020-01-01",
+        "date --se '2020-01-01'",
+        "tree --o=tree.txt",
+        "rg --pr=./decode foo",
+        "git diff --out=patch.txt",
+        "file --comp",
+        "sort $opts names.txt",
+        "x=1; ls",
+        "PATH=/tmp/evil ls",
+    ],
+)
+def test_router_reads_abbreviated_long_options_and_hidden_flags(line: str) -> None:
+    read_only, why = is_read_only_command(line)
+    assert not read_only, why
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["ls -la", 'cat "$f"', "ls missing 2>/dev/null", "[ -f x ] && cat x", "sort --re f"],
+)
+def test_router_still_routes_plain_readers(line: str) -> None:
+    read_only, why = is_read_only_command(line)
+    assert read_only, why

@@ -10,13 +10,16 @@ Guarantees:
 * MCP tools: only an explicit ``readOnlyHint: true`` makes a call read-only.
   A missing annotation, a missing tool definition or an unknown tool means
   "may be destructive", as MCP's own defaults say.
-* Terminal commands (:mod:`._readonly`): read-only only when every command
-  of every pipeline and list is on the allow list, called by its bare name,
-  uses no flag from that program's write/exec list (``sort -o``, ``sed -i``
-  and ``w``/``e`` scripts, ``rg --pre``, ``git grep -O``, ``find -exec``,
-  ``tree -o``, ``date -s``, ...), and the line has no redirection, command
-  substitution or background job (``tee``, ``xargs``, ``eval``, ``sh -c``
-  are not on the list).
+* Terminal commands (:mod:`._readonly`, on the same bash parse as the effect
+  classifier): read-only only when every command of every pipeline and list
+  is on the allow list, called by its bare name, uses no flag from that
+  program's write/exec list however abbreviated (``sort -o``/``--o=``,
+  ``sed -i`` and ``w``/``e`` scripts, ``rg --pre``, ``git grep -O``, ``find
+  -exec``, ``tree -o``, ``date -s``/``--s=``, ...), and the line has no
+  redirection (except to ``/dev/null``), substitution, assignment,
+  compound command or background job (``tee``, ``xargs``, ``eval``, ``sh
+  -c`` are not on the list). Keystroke actions with control keys other
+  than Enter are never read-only.
 """
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ class Script:
     commands: list[Command] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     substitutions: int = 0
+    assigns: bool = False
     background: bool = False
     compound: bool = False
 
@@ -157,6 +158,11 @@ class _Walker:
         if kind == "command":
             self._command(node, inherited)
             return
+        if kind == "variable_assignment":
+            self.script.assigns = True
+        if kind in ("declaration_command", "unset_command"):
+            words = [_text(c) if not c.is_named else _word(c) for c in node.children]
+            self.script.commands.append(Command(words=words, redirects=list(inherited)))
         if kind in (
             "subshell",
             "compound_statement",
