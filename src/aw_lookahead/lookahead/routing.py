@@ -39,6 +39,7 @@ __all__ = [
     "RiskRouter",
     "Route",
     "TypedText",
+    "declared_annotations",
     "is_read_only_command",
     "terminal_command_text",
     "tool_annotations",
@@ -81,8 +82,22 @@ def _merge_hints(out: dict[str, bool], raw: Any) -> None:
         raw = {k: getattr(raw, k, None) for k in (*_CAMEL, *_CAMEL.values())}
     for key, value in raw.items():
         name = _CAMEL.get(key, key)
-        if name in out and isinstance(value, bool):
+        if name in _MCP_DEFAULTS and isinstance(value, bool):
             out[name] = value
+
+
+def _stated_hints(tool: Any) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    _merge_hints(out, _get(tool, "annotations"))
+    metadata = _get(tool, "metadata")
+    if isinstance(metadata, Mapping):
+        _merge_hints(out, {k: v for k, v in metadata.items() if k in _CAMEL or k in _MCP_DEFAULTS})
+        mcp = metadata.get("mcp")
+        if isinstance(mcp, Mapping):
+            inner = mcp.get("tool")
+            if inner is not None:
+                _merge_hints(out, _get(inner, "annotations"))
+    return out
 
 
 def tool_annotations(tool: Any) -> dict[str, bool]:
@@ -94,17 +109,20 @@ def tool_annotations(tool: Any) -> dict[str, bool]:
     nested ``metadata["mcp"]["tool"]["annotations"]`` (langchain.mcp). ``None``
     values count as missing.
     """
-    out = dict(_MCP_DEFAULTS)
-    _merge_hints(out, _get(tool, "annotations"))
-    metadata = _get(tool, "metadata")
-    if isinstance(metadata, Mapping):
-        _merge_hints(out, {k: v for k, v in metadata.items() if k in _CAMEL or k in out})
-        mcp = metadata.get("mcp")
-        if isinstance(mcp, Mapping):
-            inner = mcp.get("tool")
-            if inner is not None:
-                _merge_hints(out, _get(inner, "annotations"))
-    return out
+    return {**_MCP_DEFAULTS, **_stated_hints(tool)}
+
+
+def declared_annotations(tool: Any) -> dict[str, bool] | None:
+    """The hints ``tool`` states itself, or ``None`` when it states none.
+
+    All four hints equal to MCP's defaults say no more than no annotation
+    (that is how :func:`~aw_lookahead.langgraph.convert.tool_definitions` writes a tool
+    without any), so they count as none too.
+    """
+    stated = _stated_hints(tool)
+    if not stated or stated == _MCP_DEFAULTS:
+        return None
+    return stated
 
 
 # --------------------------------------------------------------------------- terminal

@@ -33,7 +33,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-__all__ = ["DYN", "PROC", "Command", "Redirect", "Script", "parse_script", "shell_quote_dyn"]
+__all__ = [
+    "DYN",
+    "MAX_COMMANDS",
+    "PROC",
+    "Command",
+    "Redirect",
+    "Script",
+    "parse_script",
+    "shell_quote_dyn",
+]
 
 DYN = "\x00"
 """Stands for a part of a word that expands at run time."""
@@ -44,6 +53,9 @@ _RESERVED = frozenset(
     {"then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "{", "!", "[[", "]]"}
 )
 _local = threading.local()
+_MAX_NESTING = 200
+MAX_COMMANDS = 1000
+"""More simple commands than this in one text are not read (a problem, not a hang)."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +154,28 @@ def shell_quote_dyn(text: str) -> str:
 class _Walker:
     def __init__(self, script: Script) -> None:
         self.script = script
+        self.depth = 0
+        self.too_deep = False
 
     def visit(self, node: Node, inherited: tuple[Redirect, ...] = ()) -> None:
+        self.depth += 1
+        try:
+            if self.depth > _MAX_NESTING:
+                if not self.too_deep:
+                    self.too_deep = True
+                    self.script.problems.append("the text nests too deeply to read")
+                return
+            self._visit(node, inherited)
+        finally:
+            self.depth -= 1
+
+    def _visit(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
         kind = node.type
+        if len(self.script.commands) > MAX_COMMANDS:
+            if not self.too_deep:
+                self.too_deep = True
+                self.script.problems.append(f"more than {MAX_COMMANDS} commands to read")
+            return
         if node.is_error or node.is_missing:
             self.script.problems.append(f"cannot parse {_text(node)[:60]!r}")
         if kind in ("command_substitution", "process_substitution"):
