@@ -12,6 +12,7 @@ import pytest
 
 from aw_lookahead.errors import ServerUnreachableError
 from aw_lookahead.lookahead import DecisionKind, Lookahead, Outcome
+from aw_lookahead.lookahead.evidence import veto_basis
 from aw_lookahead.lookahead.routing import declared_annotations
 from aw_lookahead.lookahead.tool_effects import tool_risk
 from aw_lookahead.trajectory import Action, Trajectory
@@ -103,6 +104,7 @@ async def test_model_up_predicting_success_still_flags_inferred_destruction() ->
         assert d.kind is DecisionKind.VETO, d.reason
         assert d.outcome is Outcome.RISKY
         assert any(s.name == "risk.destructive_tool" for s in d.signals)
+        assert veto_basis(d) == "action"  # read from the action, not the prediction
     fine = await lk.gate(MCP, _calls([*RUNS_UNCHECKED, ("run_command", {"command": "ls -la"})]))
     assert all(d.kind is DecisionKind.EXECUTE for d in fine), [d.reason for d in fine]
 

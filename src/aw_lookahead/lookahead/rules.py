@@ -371,8 +371,8 @@ class RuleJudge:
             risk = tool_risk(tool, name, arguments)
             if risk.kind != "destroys" or not risk.inferred:
                 return None
-            return Signal(
-                source="rule",
+            return Signal(  # read from the action, not the prediction (see .evidence)
+                source="action",
                 name="risk.destructive_tool",
                 outcome=Outcome.RISKY,
                 matched=name,
