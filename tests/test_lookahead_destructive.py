@@ -27,6 +27,8 @@ from aw_lookahead.worldmodel import FunctionWorldModel, Prediction
         "sqlite3 app.db 'DROP TABLE users'",
         "kill -9 4242",
         "dd if=/dev/zero of=disk.img bs=1M count=1",
+        "rm notes.tmp",
+        "rm -f out.log",
     ],
 )
 def test_destructive_commands_are_recognised(command: str) -> None:
@@ -38,8 +40,6 @@ def test_destructive_commands_are_recognised(command: str) -> None:
     "command",
     [
         "ls -la",
-        "rm notes.tmp",
-        "rm -f out.log",
         "git status",
         "echo rm -rf x",
         "git push origin main",

@@ -64,8 +64,9 @@ async def test_gate_policy_risky_and_never() -> None:
     assert risky[0].metadata["route"]["read_only"] is True
     assert risky[1].kind is DecisionKind.VETO
     assert wm.calls == 1
-    never = await Lookahead(wm, simulate="never").gate(TRAJ, ["rm -v a.txt"])
+    never = await Lookahead(wm, simulate="never").gate(TRAJ, ["touch a.txt", "rm -v a.txt"])
     assert never[0].kind is DecisionKind.SKIPPED
+    assert never[1].kind is DecisionKind.VETO  # rm deletes: never unchecked
     assert wm.calls == 1
 
 

@@ -1,29 +1,34 @@
 """Is a shell line read-only? The conservative classifier behind ``simulate="risky"``.
 
-A line is read-only only when every simple command of every pipeline and list
-is a program on the allow list, called by its bare name, with no flag from
-that program's write/exec list, and the line has no redirection, command
-substitution, background job, ``tee``/``xargs``/``eval``/``sh -c`` (those are
+The line is parsed by the same bash grammar as the effect classifier
+(:mod:`.shell_parse`). It is read-only only when it parses, and every simple
+command of every pipeline and list is a program on the allow list, called by
+its bare name, with no flag from that program's write/exec list, and the line
+has no redirection (other than to ``/dev/null``), command or process
+substitution, background job, assignment, loop, conditional, group,
+subshell or function, and no ``tee``/``xargs``/``eval``/``sh -c`` (those are
 simply not on the allow list). Anything not understood is "may write": a
 false "may write" costs one simulation, a false "read-only" lets a writer run
 unchecked.
 
 Per-program rules read option clusters the way getopt does (``-uo f`` is
-``-u -o f``), so a writing letter hidden in a cluster is still seen.
+``-u -o f``), and long options by any prefix GNU ``getopt_long`` accepts
+(``sort --o=f`` is ``--output=f``, ``date --s=...`` is ``--set``), so a
+writing option is seen however it is abbreviated. A run-time expansion in an
+argument is allowed only for programs without such flags (``cat "$f"``, not
+``sort $opts``).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
+
+from .shell_parse import DYN, PROC, parse_script
 
 __all__ = ["is_read_only_command"]
 
 Rule = Callable[[list[str]], str | None]
-
-_WRITER_TEXT = re.compile(r"[<>`]|\$\(|(?<![|&])&(?![&])")
-_SPLIT = re.compile(r"&&|\|\||[;|\n]")
 
 
 def _short_letters(arg: str, takes_value: str = "") -> str:
@@ -48,7 +53,7 @@ def _flags(
             return None
         if a.startswith("--"):
             name = a.split("=", 1)[0]
-            if any(name == f or (len(name) > 3 and f.startswith(name)) for f in long):
+            if len(name) > 2 and any(f.startswith(name) for f in long):
                 return a
         elif set(_short_letters(a, takes_value)) & set(short):
             return a
@@ -282,37 +287,49 @@ RULES: dict[str, Rule] = {
 def _segment_read_only(words: list[str]) -> str | None:
     """``None`` when the simple command is read-only, else the reason it is not."""
     program = words[0]
-    if "=" in program:
-        return f"variable assignment {program!r}"
+    if DYN in program or PROC in program:
+        return "the command name is an expansion"
     if "/" in program:
         return f"path-qualified program {program!r} may not be the system's one"
     rule = RULES.get(program)
     if rule is None:
         return f"{program!r} is not on the read-only allow list"
+    if rule is not _plain and any(DYN in w or PROC in w for w in words[1:]):
+        return f"{program} has an argument that expands at run time (it could be a writing flag)"
     return rule(words[1:])
+
+
+_QUIET = frozenset({"/dev/null"})
 
 
 def is_read_only_command(text: str) -> tuple[bool, str]:
     """Classify a shell line (or several): ``(read_only, reason)``."""
     if not text.strip():
         return False, "no command text to classify"
-    hit = _WRITER_TEXT.search(text)
-    if hit:
-        return False, f"redirection, substitution or background job ({hit.group(0).strip()!r})"
+    script = parse_script(text)
+    if script.problems:
+        return False, f"cannot parse: {script.problems[0]}"
+    if script.substitutions:
+        return False, "command or process substitution runs another command"
+    if script.assigns:
+        return False, "a variable assignment changes what later commands run"
+    if script.background:
+        return False, "a background job"
+    if script.compound:
+        return False, "loops, conditionals, groups, subshells and functions are not classified"
     commands: list[str] = []
-    for segment in _SPLIT.split(text):
-        if not segment.strip():
-            continue
-        try:
-            words = shlex.split(segment)
-        except ValueError:
-            return False, f"cannot parse {segment.strip()!r}"
-        if not words:
-            continue
-        why = _segment_read_only(words)
+    for command in script.commands:
+        if command.assignments:
+            return False, f"variable assignment {command.assignments[0]!r}"
+        for r in command.redirects:
+            if r.op not in (">", ">>", "&>", "&>>") or r.target not in _QUIET:
+                return False, f"redirection {r.op}{r.target[:40]!r}"
+        if not command.words:
+            return False, "a redirection without a command"
+        why = _segment_read_only(command.words)
         if why is not None:
             return False, why
-        commands.append(words[0])
+        commands.append(command.words[0])
     if not commands:
         return False, "no command text to classify"
     return True, "read-only command(s): " + ", ".join(dict.fromkeys(commands))

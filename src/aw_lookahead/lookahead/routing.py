@@ -10,19 +10,23 @@ Guarantees:
 * MCP tools: only an explicit ``readOnlyHint: true`` makes a call read-only.
   A missing annotation, a missing tool definition or an unknown tool means
   "may be destructive", as MCP's own defaults say.
-* Terminal commands (:mod:`._readonly`): read-only only when every command
-  of every pipeline and list is on the allow list, called by its bare name,
-  uses no flag from that program's write/exec list (``sort -o``, ``sed -i``
-  and ``w``/``e`` scripts, ``rg --pre``, ``git grep -O``, ``find -exec``,
-  ``tree -o``, ``date -s``, ...), and the line has no redirection, command
-  substitution or background job (``tee``, ``xargs``, ``eval``, ``sh -c``
-  are not on the list).
+* Terminal commands (:mod:`._readonly`, on the same bash parse as the effect
+  classifier): read-only only when every command of every pipeline and list
+  is on the allow list, called by its bare name, uses no flag from that
+  program's write/exec list however abbreviated (``sort -o``/``--o=``,
+  ``sed -i`` and ``w``/``e`` scripts, ``rg --pre``, ``git grep -O``, ``find
+  -exec``, ``tree -o``, ``date -s``/``--s=``, ...), and the line has no
+  redirection (except to ``/dev/null``), substitution, assignment,
+  compound command or background job (``tee``, ``xargs``, ``eval``, ``sh
+  -c`` are not on the list). Keystroke actions with control keys other
+  than Enter are never read-only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -34,9 +38,12 @@ from ._readonly import is_read_only_command
 __all__ = [
     "RiskRouter",
     "Route",
+    "TypedText",
+    "declared_annotations",
     "is_read_only_command",
     "terminal_command_text",
     "tool_annotations",
+    "typed_text",
 ]
 
 _MCP_DEFAULTS: dict[str, bool] = {
@@ -75,8 +82,22 @@ def _merge_hints(out: dict[str, bool], raw: Any) -> None:
         raw = {k: getattr(raw, k, None) for k in (*_CAMEL, *_CAMEL.values())}
     for key, value in raw.items():
         name = _CAMEL.get(key, key)
-        if name in out and isinstance(value, bool):
+        if name in _MCP_DEFAULTS and isinstance(value, bool):
             out[name] = value
+
+
+def _stated_hints(tool: Any) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    _merge_hints(out, _get(tool, "annotations"))
+    metadata = _get(tool, "metadata")
+    if isinstance(metadata, Mapping):
+        _merge_hints(out, {k: v for k, v in metadata.items() if k in _CAMEL or k in _MCP_DEFAULTS})
+        mcp = metadata.get("mcp")
+        if isinstance(mcp, Mapping):
+            inner = mcp.get("tool")
+            if inner is not None:
+                _merge_hints(out, _get(inner, "annotations"))
+    return out
 
 
 def tool_annotations(tool: Any) -> dict[str, bool]:
@@ -88,49 +109,107 @@ def tool_annotations(tool: Any) -> dict[str, bool]:
     nested ``metadata["mcp"]["tool"]["annotations"]`` (langchain.mcp). ``None``
     values count as missing.
     """
-    out = dict(_MCP_DEFAULTS)
-    _merge_hints(out, _get(tool, "annotations"))
-    metadata = _get(tool, "metadata")
-    if isinstance(metadata, Mapping):
-        _merge_hints(out, {k: v for k, v in metadata.items() if k in _CAMEL or k in out})
-        mcp = metadata.get("mcp")
-        if isinstance(mcp, Mapping):
-            inner = mcp.get("tool")
-            if inner is not None:
-                _merge_hints(out, _get(inner, "annotations"))
-    return out
+    return {**_MCP_DEFAULTS, **_stated_hints(tool)}
+
+
+def declared_annotations(tool: Any) -> dict[str, bool] | None:
+    """The hints ``tool`` states itself, or ``None`` when it states none.
+
+    All four hints equal to MCP's defaults say no more than no annotation
+    (that is how :func:`~aw_lookahead.langgraph.convert.tool_definitions` writes a tool
+    without any), so they count as none too.
+    """
+    stated = _stated_hints(tool)
+    if not stated or stated == _MCP_DEFAULTS:
+        return None
+    return stated
 
 
 # --------------------------------------------------------------------------- terminal
 
 
-def terminal_command_text(action: Action) -> str | None:
-    """The shell text an action types: keystroke lists joined, plain text as is.
+_RUN_KEYS = frozenset({"Enter", "C-m", "C-j", "KPEnter"})
+_LINE_END_KEYS = frozenset({"C-c", "C-d", "C-u", "C-z", "C-\\"})
+_KEY_NAME = re.compile(
+    r"(?:[CMS]-\S+|\^[A-Za-z]|Escape|Tab|BTab|BSpace|Space|Up|Down|Left|Right|Home|End"
+    r"|PageUp|PageDown|PgUp|PgDn|NPage|PPage|Insert|Delete|IC|DC|F\d{1,2}|KPEnter|Enter)"
+)
 
-    Returns ``None`` when the action is not a terminal action or contains a
-    control key other than Enter (e.g. ``C-c`` interrupts a running program).
+
+@dataclass(frozen=True)
+class TypedText:
+    """What a terminal action types: ``text`` (keys that end a line read as newlines) and
+    ``edited_keys``: keys that edit or recall the line (``Tab``, ``Up``, ``C-r``...) before
+    a key that runs it, so the command that runs is not the text alone."""
+
+    text: str
+    edited_keys: tuple[str, ...] = ()
+
+
+def typed_text(action: Action) -> TypedText | None:
+    """The text of a terminal action, whatever control keys it holds; ``None`` for other actions.
+
+    Enter-like keys (``Enter``, ``C-m``, ``C-j``, ``KPEnter``) and keys that end or drop the
+    line (``C-c``, ``C-d``, ``C-u``) read as newlines, so the text typed before them is
+    judged too; ``C-l`` and ``Space`` read as themselves; any other key is an edit.
     """
     if isinstance(action, str):
-        return action
+        return TypedText(action)
     items: Sequence[Any]
     if isinstance(action, Mapping):
         if isinstance(action.get("command"), str):
-            return str(action["command"])
+            return TypedText(str(action["command"]))
         items = [action]
     else:
         items = action
     parts: list[str] = []
+    edits: list[str] = []
+    pending: list[str] = []
     for item in items:
         keys = item.get("keystrokes") if isinstance(item, Mapping) else None
         if not isinstance(keys, str):
             return None
-        if keys in ("Enter", "C-m", "C-j", "KPEnter"):
-            parts.append("\n")
-        elif re.fullmatch(r"[CMS]-\S+|\^[A-Za-z]|Escape|Tab|BSpace|Up|Down|Left|Right", keys):
-            return None
-        else:
+        name = keys.strip() if _KEY_NAME.fullmatch(keys.strip()) else None
+        if name is None:
             parts.append(keys)
-    return "".join(parts)
+            if "\n" in keys:
+                edits += pending
+                pending = []
+        elif name in _RUN_KEYS:
+            parts.append("\n")
+            edits += pending
+            pending = []
+        elif name in _LINE_END_KEYS:
+            parts.append("\n")
+            pending = []
+        elif name == "Space":
+            parts.append(" ")
+        elif name not in ("C-l",):
+            pending.append(name)
+    return TypedText("".join(parts), tuple(dict.fromkeys(edits)))
+
+
+def terminal_command_text(action: Action) -> str | None:
+    """The shell text an action types: keystroke lists joined, plain text as is.
+
+    Keys that run or end a line read as newlines (see :func:`typed_text`); ``None`` when
+    the action is not a terminal action.
+    """
+    typed = typed_text(action)
+    return typed.text if typed is not None else None
+
+
+def _has_control_keys(action: Action) -> bool:
+    if isinstance(action, str) or (isinstance(action, Mapping) and "command" in action):
+        return False
+    items = [action] if isinstance(action, Mapping) else action
+    return any(
+        isinstance(item, Mapping)
+        and isinstance(item.get("keystrokes"), str)
+        and _KEY_NAME.fullmatch(item["keystrokes"].strip()) is not None
+        and item["keystrokes"].strip() not in _RUN_KEYS
+        for item in items
+    )
 
 
 # --------------------------------------------------------------------------- router
@@ -189,13 +268,13 @@ class RiskRouter:
         if trajectory.domain in self.read_only_domains:
             return Route(read_only=True, reason=f"{trajectory.domain.value} actions only query")
         if trajectory.domain in (Domain.TERMINAL, Domain.SWE) or not isinstance(action, str):
-            text = terminal_command_text(action)
-            if text is None:
+            typed = typed_text(action)
+            if typed is None or typed.edited_keys or _has_control_keys(action):
                 return Route(
                     read_only=False,
                     reason="not plain terminal text (control keys or an unknown action shape)",
                 )
-            read_only, why = is_read_only_command(text)
+            read_only, why = is_read_only_command(typed.text)
             return Route(read_only=read_only, reason=why)
         return Route(
             read_only=False, reason=f"no read-only rule for {trajectory.domain.value} actions"

@@ -40,6 +40,7 @@ from ._json_signals import json_signals as _json_signals
 from ._mcp_text import MCP_TEXT_RULES
 from .destructive import destructive_command
 from .routing import terminal_command_text
+from .tool_effects import tool_call, tool_risk
 from .types import SEVERITY, Outcome, Signal, Verdict
 
 __all__ = ["FAMILIES", "RuleJudge", "rule_signals"]
@@ -316,8 +317,10 @@ class RuleJudge:
     The outcome is the most severe signal's; with no signal it is ``unknown``
     (rules cannot prove success). ``families`` overrides the per-domain
     choice of rule families. ``destructive_actions`` (on by default) also
-    flags terminal commands that destroy data when they succeed (see
-    :mod:`.destructive`), since their success is silent. Never calls a model;
+    flags actions that destroy data when they succeed, since their success
+    is silent: terminal commands by their effect (:mod:`.destructive`) and
+    tool calls without annotations whose name, description or arguments
+    say they destroy (:mod:`.tool_effects`). Never calls a model;
     never raises on odd text.
     """
 
@@ -345,25 +348,45 @@ class RuleJudge:
         task: str | None = None,
     ) -> Verdict:
         signals = rule_signals(trajectory, action, prediction.observation, families=self.families)
-        if (
-            self.destructive_actions
-            and trajectory.domain in _SHELL_DOMAINS
-            and not any(s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals)
+        hazard = self._action_signal(trajectory, action) if self.destructive_actions else None
+        if hazard is not None and not any(
+            s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals
         ):
-            why = destructive_command(action)
-            if why is not None:
-                signals.append(
-                    Signal(
-                        source="rule",
-                        name="risk.destructive_command",
-                        outcome=Outcome.RISKY,
-                        matched=terminal_command_text(action),
-                        detail=f"{why}, and it is predicted to succeed",
-                    )
-                )
+            signals.append(hazard)
         if not signals:
             return Verdict(outcome=Outcome.UNKNOWN, reason="no rule matched")
         worst = max(signals, key=lambda s: SEVERITY[s.outcome])
         bad = [s for s in signals if s.outcome is worst.outcome]
         reason = "; ".join(f"{s.detail} ({s.name})" for s in bad[:3])
         return Verdict(outcome=worst.outcome, reason=reason, signals=signals)
+
+    @staticmethod
+    def _action_signal(trajectory: Trajectory, action: Action) -> Signal | None:
+        """The action's own destroying effect: terminal text, or a tool call whose name,
+        description or arguments say it destroys (unless its annotations say otherwise)."""
+        call = tool_call(trajectory, action)
+        if call is not None:
+            name, arguments = call
+            tool = next((t for t in trajectory.tools or () if t.get("name") == name), None)
+            risk = tool_risk(tool, name, arguments)
+            if risk.kind != "destroys" or not risk.inferred:
+                return None
+            return Signal(  # read from the action, not the prediction (see .evidence)
+                source="action",
+                name="risk.destructive_tool",
+                outcome=Outcome.RISKY,
+                matched=name,
+                detail=f"{risk.reason}, and it is predicted to succeed",
+            )
+        if trajectory.domain not in _SHELL_DOMAINS:
+            return None
+        why = destructive_command(action)
+        if why is None:
+            return None
+        return Signal(
+            source="rule",
+            name="risk.destructive_command",
+            outcome=Outcome.RISKY,
+            matched=(terminal_command_text(action) or "")[:200],
+            detail=f"{why}, and it is predicted to succeed",
+        )

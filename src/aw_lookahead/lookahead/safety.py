@@ -7,10 +7,11 @@ An action is *unchecked* when it has no verdict: the world model was
 unreachable, slower than the deadline, out of context, answered garbage, a
 judge failed, or the action was routed past simulation (``simulate="never"``).
 Action-level judges need no prediction and run on every action, simulated or
-not (:func:`action_hazard`): the destructive-command rule
-(:mod:`.destructive`) and, for MCP tool calls, the tool's annotations
-(``readOnlyHint`` / ``destructiveHint`` with MCP's defaults: a tool that
-does not say it is read-only or non-destructive may destroy data).
+not (:func:`action_hazard`), whatever its length: terminal text by its effect
+(:mod:`.destructive`: what destroys or overwrites), tool calls by their
+annotations or, for a tool without any, by what its name, schema and
+arguments say (:mod:`.tool_effects`: a tool that looks read-only runs, the
+rest may destroy data).
 
 ``on_error`` policies (:data:`ErrorPolicy`):
 
@@ -30,12 +31,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
-from aw_lookahead.trajectory import Action, Domain, Trajectory
+from aw_lookahead.trajectory import Action, Trajectory
 
-from .destructive import destructive_command
-from .routing import RiskRouter, tool_annotations
+from .destructive import action_effect
+from .routing import RiskRouter
+from .tool_effects import tool_call, tool_risk
 from .types import Decision, DecisionKind, Outcome, Signal
 
 __all__ = [
@@ -105,38 +107,31 @@ def classify_error(error: str | None, *, judged: bool = False) -> str:
     return "error"
 
 
-def _mcp_hazard(
-    router: RiskRouter, trajectory: Trajectory, action: Mapping[str, Any]
-) -> str | None:
-    name = str(action["name"])
-    tool = router.find_tool(trajectory, name)
-    if tool is None:
-        return f"tool {name!r} has no definition, so it may be destructive"
-    hints = tool_annotations(tool)
-    if hints["read_only_hint"] or not hints["destructive_hint"]:
-        return None
-    return f"tool {name!r} is not annotated readOnlyHint or destructiveHint=false"
-
-
 def action_hazard(router: RiskRouter, trajectory: Trajectory, action: Action) -> Signal | None:
     """Why ``action`` may destroy data, judged from the action alone, or ``None``.
 
-    Runs without a prediction: the destructive-command rule for terminal
-    text, the tool's MCP annotations for tool calls.
+    Runs without a prediction: terminal text by its effect (``destroys`` or
+    ``overwrites``), tool calls by their annotations or inferred risk.
     """
-    if (
-        isinstance(action, Mapping)
-        and isinstance(action.get("name"), str)
-        and ("arguments" in action or "args" in action or trajectory.domain is Domain.MCP)
-    ):
-        why = _mcp_hazard(router, trajectory, action)
-        name = "risk.mcp_destructive_hint"
+    call = tool_call(trajectory, action)
+    if call is not None:
+        name, arguments = call
+        risk = tool_risk(router.find_tool(trajectory, name), name, arguments)
+        if risk.kind in ("read_only", "non_destructive"):
+            return None
+        why = risk.reason
+        signal = "risk.destructive_tool" if risk.kind == "destroys" else "risk.mcp_destructive_hint"
     else:
-        why = destructive_command(action)
-        name = "risk.destructive_command"
-    if why is None:
-        return None
-    return Signal(source="action", name=name, outcome=Outcome.RISKY, detail=why)
+        effect = action_effect(action)
+        if effect is None:
+            return None
+        why = effect.reason
+        signal = (
+            "risk.destructive_command"
+            if effect.severity == "destroys"
+            else "risk.overwrite_command"
+        )
+    return Signal(source="action", name=signal, outcome=Outcome.RISKY, detail=why)
 
 
 def unchecked_decision(

@@ -1,0 +1,366 @@
+"""Destructive by effect: what a shell text deletes, empties, overwrites or kills.
+
+The text is parsed (:mod:`.shell_parse`, a real bash grammar) into every
+simple command it runs, and each is judged by its effect, however it is
+spelled. Wrappers are followed into what they run: ``sh -c``/``bash -c``,
+``eval``, shells fed a heredoc, a here-string or a piped ``echo``,
+``env``/``nice``/``timeout``/``exec``/``sudo``/``nohup``/``xargs``/``watch``/
+``flock``/``ssh``/``su -c``/``docker exec``/``kubectl exec``, ``find -exec``,
+``trap`` and ``alias`` bodies, function bodies (called or not), command and
+process substitutions. Interpreter one-liners are read as code
+(:mod:`._code_effects`).
+
+Two severities (:class:`Effect`):
+
+* ``destroys``: deletes (``rm``, ``rmdir``, ``unlink``, ``shred``, ``find
+  -delete``, ``rsync --delete``, ``git clean -f``/``rm``/``branch -D``...),
+  empties (``truncate``, ``: > f``, ``> f``, ``cp /dev/null f``, ``sort f > f``
+  where the shell empties ``f`` before the command reads it, ``dd of=``),
+  moves away (``mv``), discards work (``git reset --hard``, ``checkout --``,
+  ``restore``), rewrites remote history (``git push --force``/``+ref``/
+  ``--delete``), kills (``kill``, ``pkill``, ``killall``, service stops),
+  changes permissions recursively (``chmod -R``...), deletes containers or
+  cloud resources, drops database objects, uninstalls packages - and
+  anything whose effect the text hides: what does not parse, a command named
+  by an expansion (``$CMD x``, ``$(echo rm) x``), shell code from a pipe or
+  file the text does not show (``curl ... | sh``), computed interpreter code.
+* ``overwrites``: writes onto a path that may already exist - ``>``/``>|``/``&>``
+  onto a file, ``tee`` without ``-a``, ``cp``/``rsync``/``install`` onto a
+  target, ``ln -f``, ``sort -o``, ``open(..., "w")``. The text cannot tell
+  whether the path exists, so these count as destructive when nothing could
+  check them; a working world model judges them.
+
+Not effects (the line, by design): ``>>`` appends; redirections to
+``/dev/null``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/tty`` and fd
+duplications (``2>&1``); ``cp -n``; in-place edits (``sed -i``) and programs'
+own output options (``tar -cf``, ``gcc -o``, ``curl -o``) are writes, not
+overwrites; running a named script or program (``python script.py``,
+``make``, ``bash run.sh``) is judged by its text only - what the script does
+is the world model's to predict.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from ._code_effects import awk_effects, code_effects, sql_effects
+from ._git_effects import git_effects
+from ._infra_effects import INFRA_PROGRAMS
+from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
+from .shell_parse import DYN, PROC, Command, parse_script, shell_quote_dyn
+
+__all__ = ["MAX_TEXT", "Effect", "Severity", "shell_effects", "worst_effect"]
+
+MAX_TEXT = 256 * 1024
+"""Longer shell text is not read; it counts as possibly destructive."""
+_MAX_DEPTH = 8
+
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash"})
+_PYTHONS = ("python", "pypy")
+_CODE_FLAGS = frozenset({"perl", "ruby", "node", "nodejs", "php"})
+_DB_CLIENTS = frozenset(
+    {
+        "sqlite3",
+        "psql",
+        "mysql",
+        "mariadb",
+        "clickhouse-client",
+        "clickhouse",
+        "cqlsh",
+        "influx",
+        "duckdb",
+        "sqlcmd",
+        "redis-cli",
+        "mongo",
+        "mongosh",
+    }
+)
+_NULL_OUTPUT = frozenset({":", "true", "false", "exec"})
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+# wrapper -> (short options taking a value, long options taking a value)
+_WRAPPERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "env": ("uC", ("--unset", "--chdir")),
+    "nice": ("n", ("--adjustment",)),
+    "ionice": ("cnt", ("--class", "--classdata")),
+    "exec": ("a", ()),
+    "sudo": ("ugCDhprtUT", ("--user", "--group", "--chdir", "--host", "--prompt", "--role")),
+    "doas": ("uC", ()),
+    "nohup": ("", ()),
+    "builtin": ("", ()),
+    "unbuffer": ("", ()),
+    "chronic": ("", ()),
+    "caffeinate": ("", ()),
+    "setsid": ("", ()),
+    "time": ("fo", ("--format", "--output")),
+    "stdbuf": ("ioe", ("--input", "--output", "--error")),
+    "coproc": ("", ()),
+    "busybox": ("", ()),
+    "strace": ("eopsE", ("--output",)),
+    "xvfb-run": ("nsfe", ()),
+}
+_SKIP_ONE = {"timeout": ("sk", ("--signal", "--kill-after")), "chroot": ("", ("--userspec",))}
+_SKIP_ONE["taskset"] = ("", ())
+
+
+class _Judge:
+    """Judges commands at one nesting depth; recursion goes through :meth:`code`/:meth:`argv`."""
+
+    def __init__(self, depth: int, command: Command | None = None) -> None:
+        self.depth = depth
+        self.command = command or Command(words=[])
+
+    def code(self, text: str) -> list[Effect]:
+        if self.depth >= _MAX_DEPTH:
+            return [Effect("destroys", "the command nests shells too deeply to read")]
+        return _text_effects(shell_quote_dyn(text), self.depth + 1)
+
+    def argv(self, words: list[str]) -> list[Effect]:
+        if self.depth >= _MAX_DEPTH:
+            return [Effect("destroys", "the command nests wrappers too deeply to read")]
+        inner = Command(words=list(words), redirects=self.command.redirects)
+        inner.stdin, inner.stdin_unknown = self.command.stdin, self.command.stdin_unknown
+        inner.peers = self.command.peers
+        return _words(inner, _Judge(self.depth + 1, inner))
+
+
+def _redirect_effects(command: Command) -> list[Effect]:
+    out: list[Effect] = []
+    inputs = {r.target for r in command.redirects if r.op == "<"}
+    null = _prints_nothing(command.words)
+    for r in command.redirects:
+        if r.op not in (">", ">|", "&>", ">&"):
+            continue
+        target = r.target
+        if r.op == ">&" and (target.isdigit() or target == "-"):
+            continue
+        if target in DEVICES or target.startswith(("/dev/fd/", "/proc/self/fd/")) or PROC in target:
+            continue
+        if target.startswith("/dev/"):
+            out.append(Effect("destroys", f"the redirection writes over the device {target!r}"))
+        elif null:
+            out.append(Effect("destroys", f"the redirection empties {target!r}"))
+        elif target in inputs or (DYN not in target and target in command.peers):
+            out.append(Effect("destroys", f"the shell empties {target!r} before it is read"))
+        else:
+            shown = target.replace(DYN, "$…")
+            out.append(Effect("overwrites", f"'> {shown}' overwrites the file if it exists"))
+    return out
+
+
+def _prints_nothing(words: list[str]) -> bool:
+    if not words:
+        return True
+    name, args = words[0], words[1:]
+    if name in _NULL_OUTPUT and (name != "exec" or not args):
+        return True
+    if name == "echo" and args and all(a in ("-n", "-ne", "-en") for a in args):
+        return True
+    if name == "printf" and args[:1] == [""] and len(args) == 1:
+        return True
+    return name == "cat" and args == ["/dev/null"]
+
+
+def _skip(args: list[str], value_short: str, value_long: tuple[str, ...], extra: int) -> list[str]:
+    """The command a wrapper runs: its arguments after its own options (and ``extra`` operands)."""
+    return command_after(args, value_short, value_long, extra)
+
+
+def _shell(args: list[str], j: _Judge) -> list[Effect]:
+    i = 0
+    code_next = False
+    while i < len(args):
+        a = args[i]
+        if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if a.startswith(("-", "+")) and len(a) > 1 and a != "--":
+            if not a.startswith("--") and "c" in a[1:]:
+                code_next = True
+            i += 1
+            continue
+        if a == "--":
+            i += 1
+        break
+    rest = args[i:]
+    if code_next:
+        return j.code(rest[0]) if rest else []
+    if rest and not (len(rest) == 1 and rest[0] == "-s"):
+        if PROC in rest[0] or rest[0] == DYN:
+            return [Effect("destroys", "the shell runs a script the text does not show")]
+        return []
+    return _stdin_code(j, "shell", j.code)
+
+
+def _stdin_code(j: _Judge, what: str, judge: Callable[[str], list[Effect]]) -> list[Effect]:
+    if j.command.stdin is not None:
+        return judge(j.command.stdin)
+    if j.command.stdin_unknown:
+        return [Effect("destroys", f"the {what} runs code from input the text does not show")]
+    return []
+
+
+# language -> (letters whose value is code, letters taking a value, letters with an
+# optional value attached to the cluster)
+_OPTIONS = {
+    "python": ("c", "WXQm", ""),
+    "perl": ("eE", "MmIx", "il0"),
+    "ruby": ("e", "rICEx", "iK"),
+    "node": ("ep", "r", ""),
+    "php": ("r", "dcz", ""),
+}
+
+
+def _interpreter(base: str, args: list[str], j: _Judge) -> list[Effect]:
+    language = "python" if base.startswith(_PYTHONS) else "node" if base == "nodejs" else base
+    code_letters, value_letters, optional = _OPTIONS[language]
+    codes: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else ""
+        i += 1
+        if a.startswith("--"):
+            name, _, value = a.partition("=")
+            if name in ("--eval", "--print"):
+                codes.append(value if "=" in a else nxt)
+                i += 0 if "=" in a else 1
+            continue
+        if a == "-" or not a.startswith("-"):
+            if not codes and a != "-":
+                return []  # a script file: judged by its name only
+            break
+        for k, ch in enumerate(a[1:], 1):
+            rest = a[k + 1 :]
+            if ch in code_letters:
+                codes.append(rest or nxt)
+                i += 0 if rest else 1
+                break
+            if ch in value_letters:
+                if language == "python" and ch == "m":
+                    return []  # a module: judged by its name only
+                i += 0 if rest else 1
+                break
+            if ch in optional:
+                break
+    if codes:
+        return [e for code in codes for e in code_effects(language, code, j)]
+    return _stdin_code(j, f"{language} interpreter", lambda text: code_effects(language, text, j))
+
+
+def _awk(args: list[str], j: _Judge) -> list[Effect]:
+    if any(a == "-f" or a.startswith("--file") for a in args):
+        return []
+    ops = operands(args, "Fvfi", ("--field-separator", "--assign", "--include"))
+    return awk_effects(ops[0], j) if ops else []
+
+
+def _inline(base: str, args: list[str], j: _Judge) -> list[Effect] | None:
+    """Commands that run text as shell code; ``None`` when ``base`` is not one."""
+    if base == "eval":
+        return j.code(" ".join(args)) if args else []
+    if base == "trap":
+        return j.code(args[0]) if args and args[0] not in ("-", "-p", "-l", "--") else []
+    if base == "alias":
+        return [e for a in args if "=" in a for e in j.code(a.split("=", 1)[1])]
+    if base in ("su", "script", "flock", "nix-shell"):
+        for k, a in enumerate(args):
+            short_c = a.startswith("-") and not a.startswith("--") and a.endswith("c")
+            if (a in ("--command", "--run") or short_c) and k + 1 < len(args):
+                return j.code(args[k + 1])
+            if a.startswith(("--command=", "--run=")):
+                return j.code(a.split("=", 1)[1])
+        if base == "flock":
+            return j.argv(_skip(args, "wEo", ("--timeout", "--conflict-exit-code"), 1))
+        return []
+    if base == "watch":
+        rest = _skip(args, "nqd", ("--interval",), 0)
+        return j.code(" ".join(rest)) if rest else []
+    if base == "ssh":
+        rest = operands(args, "BbcDEeFIiJLlmOoPpQRSWw", ())
+        return j.code(" ".join(rest[1:])) if len(rest) > 1 else []
+    if base in ("source", "."):
+        if args and PROC in args[0]:
+            return [Effect("destroys", f"{base} runs code the text does not show")]
+        return []
+    if base == "env" and any(a in ("-S", "--split-string") or a.startswith("-S") for a in args):
+        return j.code(" ".join(a for a in args if not a.startswith("-S") and a != "--split-string"))
+    return None
+
+
+def _words(command: Command, j: _Judge) -> list[Effect]:
+    words = command.words
+    if not words:
+        return []
+    name, args = words[0], words[1:]
+    if DYN in name or PROC in name:
+        return [Effect("destroys", "the command name is an expansion, so what runs is unknown")]
+    base = name.rsplit("/", 1)[-1]
+    if base.startswith("mkfs"):
+        return [Effect("destroys", f"{base} formats a device")]
+    inline = _inline(base, args, j)
+    if inline is not None:
+        return inline
+    if base == "command" and any(a in ("-v", "-V") for a in args[:2]):
+        return []
+    if base in _WRAPPERS or base == "command":
+        short, long = _WRAPPERS.get(base, ("", ()))
+        return j.argv(_skip(args, short, long, 0))
+    if base in _SKIP_ONE:
+        short, long = _SKIP_ONE[base]
+        return j.argv(_skip(args, short, long, 1))
+    if base in ("uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda") and args[:1] == ["run"]:
+        return j.argv(_skip(args[1:], "pn", ("--with", "--python", "--name", "--env-file"), 0))
+    if base in ("npx", "bunx", "pnpx"):
+        return j.argv(_skip(args, "p", ("--package",), 0))
+    if base == "xargs":
+        inner = _skip(args, "IELnPsda", ("--arg-file", "--delimiter", "--replace", "--max-args"), 0)
+        return j.argv([*(inner or ["echo"]), DYN])
+    if base == "parallel":
+        inner = _skip(args, "jS", ("--jobs",), 0)
+        cut = next((k for k, a in enumerate(inner) if a.startswith(":::")), len(inner))
+        return j.code(" ".join([*inner[:cut], DYN])) if inner[:cut] else []
+    if base in _SHELLS:
+        return _shell(args, j)
+    if base.startswith(_PYTHONS) or base in _CODE_FLAGS:
+        return _interpreter(base, args, j)
+    if base in _AWKS:
+        return _awk(args, j)
+    if base in _DB_CLIENTS:
+        texts = [*args, *([command.stdin] if command.stdin else [])]
+        return sql_effects(base, texts)
+    if base == "git":
+        return git_effects(args, j)
+    rule = PROGRAMS.get(base) or INFRA_PROGRAMS.get(base)
+    return rule(args, j) if rule is not None else []
+
+
+def _text_effects(text: str, depth: int) -> list[Effect]:
+    if len(text) > MAX_TEXT:
+        return [Effect("destroys", f"the command is too long to read ({len(text)} characters)")]
+    script = parse_script(text)
+    out: list[Effect] = []
+    if script.problems:
+        out.append(Effect("destroys", f"the shell text does not parse ({script.problems[0]})"))
+    for command in script.commands:
+        out += _redirect_effects(command)
+        out += _words(command, _Judge(depth, command))
+    return out
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached(text: str) -> tuple[Effect, ...]:
+    return tuple(dict.fromkeys(_text_effects(text, 0)))
+
+
+def shell_effects(text: str) -> tuple[Effect, ...]:
+    """Every effect of the shell ``text`` (``destroys`` first), or ``()`` when it has none."""
+    effects = _cached(text) if len(text) <= 4096 else tuple(dict.fromkeys(_text_effects(text, 0)))
+    return tuple(sorted(effects, key=lambda e: e.severity != "destroys"))
+
+
+def worst_effect(text: str) -> Effect | None:
+    """The most severe effect of ``text`` (``destroys`` before ``overwrites``), or ``None``."""
+    effects = shell_effects(text)
+    return effects[0] if effects else None

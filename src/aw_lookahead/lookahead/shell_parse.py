@@ -1,0 +1,320 @@
+"""Shell text -> the simple commands it runs, with tree-sitter-bash (a real bash grammar).
+
+One parse serves both readers of shell text: the effect classifier
+(:mod:`.shell_effects`) and the read-only router (:mod:`._readonly`).
+
+What a :class:`Script` holds, for every simple command anywhere in the text
+(lists, pipelines, subshells, groups, loops, conditionals, function bodies,
+command and process substitutions, heredoc bodies):
+
+* its words after quote removal (``'rm'``, ``r"m"`` and ``\\rm`` all read
+  ``rm``); a part that expands at run time (``$x``, ``$(...)``, backticks,
+  arithmetic) reads :data:`DYN`, a process substitution :data:`PROC`;
+* the redirections that apply to it, its own and those of every enclosing
+  statement (``{ a; b; } > f`` applies ``> f`` to both);
+* what it reads on stdin when the text shows it: a heredoc or here-string
+  body, or the literal output of an ``echo``/``printf`` piped into it; and
+  whether stdin comes from somewhere the text does not show (a file, a
+  non-literal producer);
+* the static words of its whole pipeline (to see ``sort f > f``).
+
+``problems`` lists what the grammar could not read (syntax errors, missing
+tokens, a reserved word where a command should be). Parsing never raises.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+__all__ = [
+    "DYN",
+    "MAX_COMMANDS",
+    "PROC",
+    "Command",
+    "Redirect",
+    "Script",
+    "parse_script",
+    "shell_quote_dyn",
+]
+
+DYN = "\x00"
+"""Stands for a part of a word that expands at run time."""
+PROC = "\x01"
+"""Stands for a process substitution (``<(...)``, ``>(...)``)."""
+
+_RESERVED = frozenset(
+    {"then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "{", "!", "[[", "]]"}
+)
+_local = threading.local()
+_MAX_NESTING = 200
+MAX_COMMANDS = 1000
+"""More simple commands than this in one text are not read (a problem, not a hang)."""
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """One redirection: ``op`` as written (``>``, ``>>``, ``&>``, ``<``, ``<<<``, ``<<``...)."""
+
+    op: str
+    target: str
+    fd: str | None = None
+
+
+@dataclass
+class Command:
+    """One simple command as it will run."""
+
+    words: list[str]
+    redirects: list[Redirect] = field(default_factory=list)
+    stdin: str | None = None
+    stdin_unknown: bool = False
+    peers: tuple[str, ...] = ()
+    assignments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Script:
+    """Every simple command of a shell text, plus what could not be parsed."""
+
+    commands: list[Command] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    substitutions: int = 0
+    assigns: bool = False
+    background: bool = False
+    compound: bool = False
+
+
+def _parser() -> Parser:
+    parser: Parser | None = getattr(_local, "parser", None)
+    if parser is None:
+        import tree_sitter_bash
+        from tree_sitter import Language
+        from tree_sitter import Parser as _Parser
+
+        parser = _Parser(Language(tree_sitter_bash.language()))
+        _local.parser = parser
+    return parser
+
+
+def _text(node: Node) -> str:
+    raw = node.text
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+_UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_DQ_UNESCAPE = re.compile(r"\\([\\\"$`\n])")
+
+
+def _ansi_c(body: str) -> str:
+    try:
+        return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return body
+
+
+def _word(node: Node) -> str:
+    """The static value of a word node (quotes removed, expansions as DYN/PROC)."""
+    kind = node.type
+    if kind == "word":
+        return _UNESCAPE.sub(r"\1", _text(node))
+    if kind in ("raw_string", "number", "variable_name", "special_variable_name"):
+        text = _text(node)
+        return text[1:-1] if kind == "raw_string" and len(text) >= 2 else text
+    if kind == "ansi_c_string":
+        return _ansi_c(_text(node)[2:-1])
+    if kind in ("string", "translated_string"):
+        out = []
+        for child in node.children:
+            if child.type == "string_content":
+                out.append(_DQ_UNESCAPE.sub(r"\1", _text(child)))
+            elif child.type not in ('"', "$"):
+                out.append(_word(child))
+        return "".join(out)
+    if kind == "concatenation":
+        return "".join(_word(c) for c in node.children)
+    if kind == "process_substitution":
+        return PROC
+    if kind in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
+        return DYN
+    return _text(node)
+
+
+def shell_quote_dyn(text: str) -> str:
+    """Shell text for re-parsing a word's value: DYN/PROC become an expansion again."""
+    return text.replace(DYN, "${__aw_dyn}").replace(PROC, "${__aw_dyn}")
+
+
+class _Walker:
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.depth = 0
+        self.too_deep = False
+
+    def visit(self, node: Node, inherited: tuple[Redirect, ...] = ()) -> None:
+        self.depth += 1
+        try:
+            if self.depth > _MAX_NESTING:
+                if not self.too_deep:
+                    self.too_deep = True
+                    self.script.problems.append("the text nests too deeply to read")
+                return
+            self._visit(node, inherited)
+        finally:
+            self.depth -= 1
+
+    def _visit(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
+        kind = node.type
+        if len(self.script.commands) > MAX_COMMANDS:
+            if not self.too_deep:
+                self.too_deep = True
+                self.script.problems.append(f"more than {MAX_COMMANDS} commands to read")
+            return
+        if node.is_error or node.is_missing:
+            self.script.problems.append(f"cannot parse {_text(node)[:60]!r}")
+        if kind in ("command_substitution", "process_substitution"):
+            self.script.substitutions += 1
+        if kind == "redirected_statement":
+            self._redirected(node, inherited)
+            return
+        if kind == "pipeline":
+            self._pipeline(node, inherited)
+            return
+        if kind == "command":
+            self._command(node, inherited)
+            return
+        if kind == "variable_assignment":
+            self.script.assigns = True
+        if kind in ("declaration_command", "unset_command"):
+            words = [_text(c) if not c.is_named else _word(c) for c in node.children]
+            self.script.commands.append(Command(words=words, redirects=list(inherited)))
+        if kind in (
+            "subshell",
+            "compound_statement",
+            "if_statement",
+            "while_statement",
+            "for_statement",
+            "c_style_for_statement",
+            "case_statement",
+            "function_definition",
+        ):
+            self.script.compound = True
+        if kind == "&":
+            self.script.background = True
+        for child in node.children:
+            self.visit(child, inherited)
+
+    def _redirects(self, node: Node) -> list[Redirect]:
+        out: list[Redirect] = []
+        for child in node.children:
+            if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                out.append(self._redirect(child))
+        return out
+
+    def _redirect(self, node: Node) -> Redirect:
+        fd: str | None = None
+        op = ""
+        target = ""
+        for child in node.children:
+            if child.type == "file_descriptor":
+                fd = _text(child)
+            elif not child.is_named and not op:
+                op = child.type
+            elif child.type == "heredoc_body":
+                target = _text(child)
+                self.visit(child)
+            elif child.type in ("heredoc_start", "heredoc_end"):
+                continue
+            elif child.is_named and not target:
+                target = _word(child)
+                self.visit(child)
+        return Redirect(op=op, target=target, fd=fd)
+
+    def _redirected(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
+        own = tuple(self._redirects(node))
+        body = node.child_by_field_name("body")
+        if body is None:
+            body = next(
+                (c for c in node.children if c.is_named and not c.type.endswith("redirect")), None
+            )
+        if body is None:  # `> f` alone: a null command with redirections
+            self.script.commands.append(Command(words=[], redirects=[*inherited, *own]))
+            return
+        self.visit(body, (*inherited, *own))
+
+    def _pipeline(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
+        stages = [c for c in node.children if c.is_named]
+        start = len(self.script.commands)
+        literal: str | None = None
+        for i, stage in enumerate(stages):
+            before = len(self.script.commands)
+            self.visit(stage, inherited)
+            new = self.script.commands[before:]
+            if i > 0 and new:
+                first = new[0]
+                if first.stdin is None and not first.stdin_unknown:
+                    first.stdin, first.stdin_unknown = literal, literal is None
+            literal = _literal_output(new[-1]) if len(new) == 1 else None
+        peers = tuple(w for c in self.script.commands[start:] for w in c.words)
+        for command in self.script.commands[start:]:
+            command.peers = peers
+
+    def _command(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
+        words: list[str] = []
+        assignments: list[str] = []
+        own: list[Redirect] = []
+        for i, child in enumerate(node.children):
+            field_name = node.field_name_for_child(i)
+            if child.type == "variable_assignment":
+                assignments.append(_text(child))
+                self.visit(child)
+            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                own.append(self._redirect(child))
+            elif child.type == "command_name" or field_name in ("name", "argument"):
+                inner = child.children[0] if child.type == "command_name" else child
+                words.append(_word(inner))
+                self.visit(inner)
+            elif child.is_named:
+                self.visit(child)
+        if words and words[0] in _RESERVED and words[0] not in ("!", "[["):
+            self.script.problems.append(f"reserved word {words[0]!r} where a command belongs")
+        redirects = [*inherited, *own]
+        command = Command(words=words, redirects=redirects, assignments=assignments, peers=())
+        for r in redirects:
+            if r.op in ("<<<", "<<", "<<-"):
+                command.stdin = r.target
+            elif r.op == "<":
+                command.stdin_unknown = True
+        command.peers = tuple(words)
+        self.script.commands.append(command)
+
+
+def _literal_output(command: Command) -> str | None:
+    """What ``echo``/``printf``/``cat <<EOF`` prints, when the text shows it."""
+    if not command.words:
+        return None
+    name, args = command.words[0], command.words[1:]
+    if name == "echo":
+        return " ".join(a for a in args if a not in ("-n", "-e", "-E")) + "\n"
+    if name == "printf" and args:
+        return _ansi_c(args[0]) + " ".join(args[1:])
+    if name == "cat" and not args and command.stdin is not None:
+        return command.stdin
+    return None
+
+
+def parse_script(text: str) -> Script:
+    """Parse shell text; never raises (what cannot be read is in ``problems``)."""
+    script = Script()
+    tree = _parser().parse(text.encode("utf-8", "surrogatepass"))
+    root = tree.root_node
+    _Walker(script).visit(root)
+    if root.has_error and not script.problems:
+        script.problems.append("the text does not parse as shell")
+    return script
