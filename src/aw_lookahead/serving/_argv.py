@@ -131,6 +131,7 @@ def vllm_server_argv(
 def vllm_server_env(
     *,
     enable_lora: bool = False,
+    single_process_worker: bool = False,
     offline: bool = True,
     extra: Mapping[str, str] | None = None,
     base: Mapping[str, str] | None = None,
@@ -139,12 +140,16 @@ def vllm_server_env(
 
     ``offline`` sets ``HF_HUB_OFFLINE=1`` so a local folder never triggers a
     download; ``enable_lora`` allows runtime adapter loading
-    (``POST /v1/load_lora_adapter``).
+    (``POST /v1/load_lora_adapter``); ``single_process_worker`` keeps the
+    model worker inside the engine process (with ``--distributed-executor-backend
+    uni`` from :func:`vllm_server_argv`; the CPU build needs both).
     """
     env = dict(os.environ if base is None else base)
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
     if enable_lora:
         env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"
+    if single_process_worker:
+        env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
     env.update(extra or {})
     return env

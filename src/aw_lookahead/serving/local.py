@@ -154,7 +154,11 @@ class LocalServer:
             extra_args=extra_args,
         )
         key_env = {"VLLM_API_KEY": api_key} if api_key else {}
-        self._env = vllm_server_env(enable_lora=self._enable_lora, extra={**(env or {}), **key_env})
+        self._env = vllm_server_env(
+            enable_lora=self._enable_lora,
+            single_process_worker=single_process_worker,
+            extra={**(env or {}), **key_env},
+        )
         self._log_path = Path(log_path) if log_path is not None else None
         self._proc: subprocess.Popen[bytes] | None = None
         self._finalizer: weakref.finalize[[int, int], LocalServer] | None = None

@@ -217,6 +217,8 @@ class ServePlan:
             env["HF_HUB_OFFLINE"] = os.environ.get("HF_HUB_OFFLINE", "0")
         if self.server_kwargs.get("enable_lora"):
             env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"
+        if self.server_kwargs.get("single_process_worker"):
+            env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
         if self.api_key:
             env["VLLM_API_KEY"] = self.api_key
         return env
