@@ -78,6 +78,7 @@ def vllm_server_argv(
     api_key: str | None = None,
     kv_cache_memory_bytes: int | None = None,
     single_process_worker: bool = False,
+    max_num_seqs: int | None = None,
     extra_args: Sequence[str] = (),
 ) -> list[str]:
     """Build the argv of a vLLM OpenAI-compatible server; options left as None are omitted.
@@ -124,6 +125,8 @@ def vllm_server_argv(
         argv += ["--kv-cache-memory-bytes", str(kv_cache_memory_bytes)]
     if single_process_worker:
         argv += ["--distributed-executor-backend", "uni"]
+    if max_num_seqs is not None:
+        argv += ["--max-num-seqs", str(max_num_seqs)]
     argv += list(extra_args)
     return argv
 

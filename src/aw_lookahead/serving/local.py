@@ -124,6 +124,7 @@ class LocalServer:
         api_key: str | None = None,
         kv_cache_memory_bytes: int | None = None,
         single_process_worker: bool = False,
+        max_num_seqs: int | None = None,
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         log_path: str | os.PathLike[str] | None = None,
@@ -151,6 +152,7 @@ class LocalServer:
             lora_modules=lora_modules,
             kv_cache_memory_bytes=kv_cache_memory_bytes,
             single_process_worker=single_process_worker,
+            max_num_seqs=max_num_seqs,
             extra_args=extra_args,
         )
         key_env = {"VLLM_API_KEY": api_key} if api_key else {}

@@ -188,7 +188,7 @@ class ServePlan:
     @property
     def argv(self) -> list[str]:
         """The exact command (interpreter, ``-m``, module, flags); the API key is not in it."""
-        kwargs = {k: v for k, v in self.server_kwargs.items() if k != "api_key"}
+        kwargs = {k: v for k, v in self.server_kwargs.items() if k not in ("api_key", "extra_env")}
         return vllm_server_argv(self.model, **kwargs)  # type: ignore[arg-type]
 
     @property
@@ -219,6 +219,9 @@ class ServePlan:
             env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"
         if self.server_kwargs.get("single_process_worker"):
             env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        extra = self.server_kwargs.get("extra_env")
+        if isinstance(extra, dict):
+            env.update({str(k): str(v) for k, v in extra.items()})
         if self.api_key:
             env["VLLM_API_KEY"] = self.api_key
         return env
@@ -227,6 +230,7 @@ class ServePlan:
         """A :class:`LocalServer` that runs :attr:`argv` (not started)."""
         kwargs = dict(self.server_kwargs)
         kwargs.pop("port")
+        kwargs.pop("extra_env", None)
         return LocalServer(
             self.model,
             port=self.port,
@@ -345,8 +349,9 @@ def plan_serve(
         from .embedded_server import embedded_server_options
 
         options = embedded_server_options(model_name)
-        kwargs["kv_cache_memory_bytes"] = options["kv_cache_memory_bytes"]
-        kwargs["single_process_worker"] = options["single_process_worker"]
+        for key in ("kv_cache_memory_bytes", "single_process_worker", "max_num_seqs"):
+            kwargs[key] = options[key]
+        kwargs["extra_env"] = options["env"]
     plan = ServePlan(
         preset=preset,
         model=model_name,

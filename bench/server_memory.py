@@ -1,0 +1,111 @@
+"""Memory of the embedded vLLM server: the CPU build's defaults against the embedded options.
+
+Usage (CPU, the embedded model; each variant starts and stops its own server)::
+
+    .venv/bin/python bench/server_memory.py
+    .venv/bin/python bench/server_memory.py --json
+
+For each variant the server is started, sent three K=4 requests on a
+~1,500-token prompt (so the KV cache and the sampler are in use), and the
+proportional set size (PSS: shared pages counted once across the server's
+processes) of its whole process group is read from ``/proc/*/smaps_rollup``.
+*baseline* is ``LocalServer``'s plain defaults (the CPU build then reserves
+4 GiB of KV cache and runs API server, engine and worker as separate
+processes); *embedded* is :func:`~aw_lookahead.serving.embedded_server_options`,
+what ``serve --local``, ``make demo`` and the tests use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _group_memory(pgid: int) -> tuple[int, int, int]:
+    """(processes, PSS MiB, RSS MiB) of process group ``pgid``."""
+    procs = pss = rss = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path("/proc", name, "stat").read_text().rsplit(")", 1)[-1].split()
+            if stat[2] != str(pgid):
+                continue
+            fields = {}
+            for line in Path("/proc", name, "smaps_rollup").read_text().splitlines()[1:]:
+                key, _, rest = line.partition(":")
+                parts = rest.split()
+                if parts and parts[0].isdigit():
+                    fields[key] = int(parts[0])
+        except OSError:
+            continue
+        procs += 1
+        pss += fields.get("Pss", 0)
+        rss += fields.get("Rss", 0)
+    return procs, pss // 1024, rss // 1024
+
+
+def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
+    import httpx
+
+    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME
+    from aw_lookahead.serving import LocalServer, ready_timeout
+
+    server = LocalServer(folder, served_name=EMBEDDED_MODEL_NAME, **options)
+    began = time.perf_counter()
+    with server:
+        ready_s = time.perf_counter() - began
+        body = {
+            "model": EMBEDDED_MODEL_NAME,
+            "messages": [{"role": "user", "content": "word " * 1500}],
+            "max_tokens": 16,
+            "n": 4,
+        }
+        for _ in range(3):
+            httpx.post(
+                f"{server.base_url}/chat/completions", json=body, timeout=ready_timeout(600)
+            ).raise_for_status()
+        assert server.pid is not None
+        procs, pss, rss = _group_memory(server.pid)
+    return {"processes": procs, "pss_mib": pss, "rss_mib": rss, "ready_s": round(ready_s, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+
+    from aw_lookahead.embedded import prepare_embedded_model
+    from aw_lookahead.serving import embedded_server_options
+
+    folder = prepare_embedded_model()
+    variants = {
+        "baseline": {"max_model_len": 4096},
+        "embedded": embedded_server_options(folder),
+    }
+    results = {}
+    for name, options in variants.items():
+        results[name] = _measure(folder, options)
+        one, five, _ = os.getloadavg()
+        results[name]["load"] = f"{one:.1f}/{five:.1f}"
+        if not args.json:
+            r = results[name]
+            print(
+                f"{name:<9} {r['processes']} processes, PSS {r['pss_mib']} MiB "
+                f"({r['pss_mib'] / 1024:.2f} GiB), RSS sum {r['rss_mib']} MiB, ready in "
+                f"{r['ready_s']} s (load {r['load']})",
+                flush=True,
+            )
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
