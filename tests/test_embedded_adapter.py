@@ -327,7 +327,7 @@ def test_adapter_beats_the_raw_base_on_the_fixed_samples(
             "with scripts/train_embedded.sh to enable this test"
         )
     from aw_lookahead.agentworldbench import load_turn_samples
-    from aw_lookahead.evaluation.verifier import verify_sample
+    from aw_lookahead.evaluation.rules.verifier import verify_sample
 
     samples = list(load_turn_samples(FIXED_SAMPLES))
     assert len(samples) >= 20
