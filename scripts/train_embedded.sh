@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the embedded model's data and retrain its LoRA adapter from scratch, then ship it
-# into the package (src/aw_lookahead/embedded_adapter/). `make embedded-model` runs this.
+# into the package (src/aw_lookahead/embedded/adapter_weights/). `make embedded-model` runs this.
 #
 #   scripts/train_embedded.sh                 # defaults below; ~2 h on a 2-core CPU
 #   N_TERMINAL=600 MAX_STEPS=40 scripts/train_embedded.sh    # a smaller run

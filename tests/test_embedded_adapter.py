@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from aw_lookahead._adapter import ADAPTER_FILES, PACKAGED_ADAPTER_DIR, PROVENANCE_FILE
 from aw_lookahead.embedded import (
     EMBEDDED_MODEL_NAME,
     embedded_adapter,
     embedded_model_dir,
 )
+from aw_lookahead.embedded.lora import ADAPTER_FILES, PACKAGED_ADAPTER_DIR, PROVENANCE_FILE
 from aw_lookahead.errors import ConfigError
 from embedded_support import counting_child, needs_modules
 
