@@ -26,7 +26,7 @@ MOVED_MODULES: dict[str, str] = {
 }
 """Old module path -> the module that now holds everything it held."""
 
-_STACK = 3  # warnings.warn <- this helper <- the module __getattr__ <- the caller
+_STACK = 4  # _warn <- moved_attribute or moved_name <- the module __getattr__ <- the caller
 
 
 def _warn(old: str, new: str) -> None:
