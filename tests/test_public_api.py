@@ -184,3 +184,12 @@ def test_the_version_comes_from_the_installed_metadata() -> None:
     from aw_lookahead._version import __version__
 
     assert aw_lookahead.__version__ == __version__ == version("aw-lookahead")
+
+
+def test_the_readme_layout_lists_every_package() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    packages = [info.name for info in pkgutil.iter_modules(aw_lookahead.__path__) if info.ispkg]
+    assert "datagen" in packages
+    missing = [name for name in packages if f"  {name}/" not in layout]
+    assert not missing, f"README.md's layout omits {missing}"
