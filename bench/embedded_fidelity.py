@@ -19,7 +19,7 @@ vs 3.3 s median on 24 short samples), so latency goals are read from
 Per domain and model it reports:
 
 * ``rule_pass``: share of predictions the rule verifier accepts
-  (``aw_lookahead.evaluation.verifier.verify_sample``);
+  (``aw_lookahead.evaluation.rules.verifier.verify_sample``);
 * ``masked_exact`` and ``line_f1``: the verifier's partial scores, averaged;
 * ``outcome_agreement``: the predicted observation and the real one agree on
   failure vs success, where failure means a FAILURE signal of the lookahead
@@ -52,7 +52,7 @@ from typing import Any
 
 from aw_lookahead.agentworldbench import load_turn_samples
 from aw_lookahead.errors import WorldModelError
-from aw_lookahead.evaluation.verifier import verify_sample
+from aw_lookahead.evaluation.rules.verifier import verify_sample
 from aw_lookahead.lookahead.rules import rule_signals
 from aw_lookahead.lookahead.types import Outcome
 from aw_lookahead.trajectory import Action, Domain, Trajectory, TurnSample

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIR = ROOT / "src" / "aw_lookahead" / "embedded_adapter"
+PACKAGE_DIR = ROOT / "src" / "aw_lookahead" / "embedded" / "adapter_weights"
 LOSS_PNG = ROOT / "docs" / "embedded-model-loss.png"
 BASE_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 MAX_BYTES = 25 * 1024 * 1024

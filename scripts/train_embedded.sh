@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the embedded model's data and retrain its LoRA adapter from scratch, then ship it
-# into the package (src/aw_lookahead/embedded_adapter/). `make embedded-model` runs this.
+# into the package (src/aw_lookahead/embedded/adapter_weights/). `make embedded-model` runs this.
 #
 #   scripts/train_embedded.sh                 # defaults below: 3 epochs, many hours on a 2-core CPU
 #   STOP_AFTER=200 scripts/train_embedded.sh  # one slice; run again to continue

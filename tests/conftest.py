@@ -145,7 +145,7 @@ def _npm_server(package: str) -> Path:
     """Install ``package`` into MCP_NODE_PREFIX once (aw_lookahead.datagen owns how)."""
     import shutil
 
-    from aw_lookahead.datagen._servers import npm_mcp_server
+    from aw_lookahead.datagen.mcp.servers import npm_mcp_server
     from aw_lookahead.errors import AwLookaheadError
 
     if shutil.which("npm") is None:
@@ -158,14 +158,14 @@ def _npm_server(package: str) -> Path:
 
 @pytest.fixture(scope="session")
 def mcp_fs_server() -> Path:
-    from aw_lookahead.datagen._servers import FILESYSTEM_PACKAGE
+    from aw_lookahead.datagen.mcp.servers import FILESYSTEM_PACKAGE
 
     return _npm_server(FILESYSTEM_PACKAGE)
 
 
 @pytest.fixture(scope="session")
 def mcp_memory_server() -> Path:
-    from aw_lookahead.datagen._servers import MEMORY_PACKAGE
+    from aw_lookahead.datagen.mcp.servers import MEMORY_PACKAGE
 
     return _npm_server(MEMORY_PACKAGE)
 
@@ -181,7 +181,7 @@ def mcp_ts_sdk(mcp_fs_server: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def mcp_git_server() -> Path:
-    from aw_lookahead.datagen._servers import git_mcp_server
+    from aw_lookahead.datagen.mcp.servers import git_mcp_server
     from aw_lookahead.errors import ConfigError
 
     try:

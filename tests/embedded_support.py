@@ -21,7 +21,7 @@ def counting_child(attr: str) -> str:
     """
     return f"""
 import json, sys, time
-from aw_lookahead import embedded
+from aw_lookahead.embedded import prepare as embedded
 calls = []
 real = embedded.{attr}
 def counting(*args):

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from aw_lookahead.cli import main
-from aw_lookahead.datagen._mcp_core import typo
-from aw_lookahead.datagen._servers import npm_mcp_server
 from aw_lookahead.datagen.mcp import MCP_FAMILIES, families_for, record_mcp
+from aw_lookahead.datagen.mcp.servers import npm_mcp_server
+from aw_lookahead.datagen.mcp.session import typo
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.lookahead import Outcome, RuleJudge
 from aw_lookahead.trajectory import Trajectory, read_trajectories

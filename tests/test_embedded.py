@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from aw_lookahead import embedded
 from aw_lookahead.embedded import (
     EMBEDDED_MODEL_NAME,
     default_cache_dir,
     embedded_model_dir,
     prepare_embedded_model,
 )
+from aw_lookahead.embedded import prepare as embedded
 from aw_lookahead.errors import MissingExtraError
 from embedded_support import counting_child, needs_modules
 

@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from aw_lookahead._adapter import ADAPTER_FILES, PACKAGED_ADAPTER_DIR, PROVENANCE_FILE
 from aw_lookahead.embedded import (
     EMBEDDED_MODEL_NAME,
     embedded_adapter,
     embedded_model_dir,
 )
+from aw_lookahead.embedded.lora import ADAPTER_FILES, PACKAGED_ADAPTER_DIR, PROVENANCE_FILE
 from aw_lookahead.errors import ConfigError
 from embedded_support import counting_child, needs_modules
 
@@ -327,7 +327,7 @@ def test_adapter_beats_the_raw_base_on_the_fixed_samples(
             "with scripts/train_embedded.sh to enable this test"
         )
     from aw_lookahead.agentworldbench import load_turn_samples
-    from aw_lookahead.evaluation.verifier import verify_sample
+    from aw_lookahead.evaluation.rules.verifier import verify_sample
 
     samples = list(load_turn_samples(FIXED_SAMPLES))
     assert len(samples) >= 20

@@ -1,4 +1,9 @@
-"""The package's import graph has no cycles, and every module imports on its own.
+"""The package's import graph: no cycles, no upward imports, rooms named as folders.
+
+Every module imports on its own; the graph has no cycle; every import points
+down the layer table (:data:`LAYERS`), never at the package face or at a
+package above the importer; no module reaches into another package's
+private module; private module names are unique, readable and a minority.
 
 An edge ``a -> b`` is any ``import`` in ``a`` of a module ``b`` of the package,
 wherever it sits: at module level, inside a function (a deferred import only
@@ -15,6 +20,7 @@ import ast
 import importlib
 import itertools
 import pkgutil
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,3 +218,151 @@ def test_the_scan_sees_deferred_and_relative_imports(tmp_path: Path) -> None:
     [component] = strongly_connected(graph)
     assert a_cycle(component, graph) == ["pkg.a", "pkg.b", "pkg.a"]
     assert "pkg/a.py:5" in describe(component, modules, graph, tmp_path)
+
+
+# The rooms of the package from the bottom up. An import from one room into another must
+# point to a lower row; two rooms of one row never import each other.
+LAYERS: tuple[frozenset[str], ...] = tuple(
+    frozenset(row.split())
+    for row in (
+        "errors _version _contract _metrics _net _redact_rules _deprecated",
+        "redact _extras _jsonl _sync",
+        "trajectory",
+        "prompts",
+        "agentworldbench worldmodel",
+        "lookahead embedded sandbox",
+        "serving training evaluation langgraph mcp",
+        "datagen",
+        "cli",
+    )
+)
+
+MAX_PRIVATE_SHARE = 0.35
+
+# Sub-packages spelled as file-name prefixes, and the abbreviations they came with.
+CRYPTIC = re.compile(r"^_?(?:t(?:fam|spec)|m(?:cp)?_core)(?:_|$)|(?:^|_)(?:util|utils|misc)(?:_|$)")
+
+
+def _room(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer(room: str) -> int:
+    for i, row in enumerate(LAYERS):
+        if room in row:
+            return i
+    raise AssertionError(f"aw_lookahead.{room} is in no row of LAYERS; add it where it sits")
+
+
+def _is_private(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return last.startswith("_") and not last.startswith("__")
+
+
+def _package_of(module: Module) -> str:
+    return module.name if module.is_package else module.name.rpartition(".")[0]
+
+
+def test_every_room_has_a_layer() -> None:
+    modules = package_modules()
+    rooms = {_room(name) for name in modules} - {""}
+    for room in rooms:
+        _layer(room)
+    assert sum(len(row) for row in LAYERS) == len(set().union(*LAYERS))
+
+
+def test_no_upward_imports() -> None:
+    """Down the layer table only; never the package face (``mcp/`` and ``datagen/`` sit below
+    it like everything else) and never a package that contains the importer."""
+    modules, graph = import_graph()
+    upward: list[str] = []
+    for name, edges in graph.items():
+        module = modules[name]
+        for target, line in edges.items():
+            where = f"{module.path.relative_to(ROOT).as_posix()}:{line}"
+            if target == PACKAGE and name != PACKAGE:
+                upward.append(f"{name} -> the package face {PACKAGE}  ({where})")
+            elif target != PACKAGE and _is_inside(name, target) and target != name:
+                upward.append(f"{name} -> its own enclosing package {target}  ({where})")
+            elif (
+                PACKAGE not in (name, target)
+                and _room(name) != _room(target)
+                and _layer(_room(target)) >= _layer(_room(name))
+            ):
+                upward.append(f"{name} -> {target}, not a lower layer  ({where})")
+    assert not upward, "imports that point up:\n  " + "\n  ".join(sorted(upward))
+
+
+def test_mcp_and_datagen_sit_below_the_package_face() -> None:
+    modules, graph = import_graph()
+    for name in modules:
+        if _room(name) in ("mcp", "datagen"):
+            assert PACKAGE not in graph[name], name
+
+
+def test_no_import_of_another_packages_private_module() -> None:
+    """``pkg._x`` is imported only from inside ``pkg`` (root-level ``_x`` from anywhere)."""
+    modules, graph = import_graph()
+    reached: list[str] = []
+    for name, edges in graph.items():
+        for target, line in edges.items():
+            owner = target.rpartition(".")[0]
+            if _is_private(target) and not _is_inside(_package_of(modules[name]), owner):
+                reached.append(f"{name} -> {target}  (line {line})")
+    assert not reached, "private modules used from outside their package:\n  " + "\n  ".join(
+        sorted(reached)
+    )
+
+
+def test_module_names_explain_themselves() -> None:
+    """Folders are the sub-packages: no cryptic prefix, and no two modules of one package share
+    a ``_word_`` prefix (that is a folder spelled as a file name)."""
+    modules = package_modules()
+    cryptic = [n for n in modules if CRYPTIC.search(n.rsplit(".", 1)[-1])]
+    assert not cryptic, cryptic
+    prefixes: dict[tuple[str, str], list[str]] = {}
+    for name, module in modules.items():
+        last = name.rsplit(".", 1)[-1]
+        match = re.match(r"^(_[a-z]+)_", last)
+        if match and name != PACKAGE:
+            parent = module.name.rpartition(".")[0]
+            prefixes.setdefault((parent, match.group(1)), []).append(name)
+    shared = {k: v for k, v in prefixes.items() if len(v) > 1}
+    assert not shared, shared
+
+
+def test_private_module_names_are_unique_and_a_minority() -> None:
+    modules = package_modules()
+    private = [name for name in modules if _is_private(name)]
+    by_name: dict[str, list[str]] = {}
+    for name in private:
+        by_name.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+    repeated = {k: v for k, v in by_name.items() if len(v) > 1}
+    assert not repeated, f"private module names used by more than one package: {repeated}"
+    share = len(private) / len(modules)
+    assert share <= MAX_PRIVATE_SHARE, f"{len(private)} of {len(modules)} modules are private"
+
+
+def test_the_rules_see_what_they_forbid(tmp_path: Path) -> None:
+    """The checks themselves: an upward import, a private import from outside, a cryptic name."""
+    pkg = tmp_path / "pkg"
+    (pkg / "low").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "__init__.py").write_text("")
+    (pkg / "low" / "_inner.py").write_text("")
+    (pkg / "high.py").write_text("import pkg\nfrom pkg.low import _inner\n")
+    modules = {
+        "pkg": Module("pkg", pkg / "__init__.py", True),
+        "pkg.low": Module("pkg.low", pkg / "low" / "__init__.py", True),
+        "pkg.low._inner": Module("pkg.low._inner", pkg / "low" / "_inner.py", False),
+        "pkg.high": Module("pkg.high", pkg / "high.py", False),
+    }
+    edges = imports_of(modules["pkg.high"], modules)
+    assert "pkg" in edges  # the face
+    assert "pkg.low._inner" in edges
+    assert _is_private("pkg.low._inner")
+    assert not _is_inside(_package_of(modules["pkg.high"]), "pkg.low")
+    assert CRYPTIC.search("_tfam_dev")
+    assert CRYPTIC.search("_tspec")
+    assert not CRYPTIC.search("spec")

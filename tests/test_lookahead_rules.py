@@ -236,7 +236,7 @@ async def _judged(observation: str) -> tuple[Outcome, set[str]]:
 async def test_mcp_text_errors_from_the_filesystem_server(
     mcp_fs_server: Path, tmp_path: Path
 ) -> None:
-    from aw_lookahead.mcp._modes import result_text  # how the proxy records a result
+    from aw_lookahead.mcp.results import result_text  # how the proxy records a result
 
     root = tmp_path / "root"
     root.mkdir()

@@ -8,9 +8,14 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import aw_lookahead
+from aw_lookahead import _deprecated
 
 
 def test_all_is_sorted_and_resolves() -> None:
@@ -68,3 +73,123 @@ def test_import_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# What an engine user needs, by room; the root exports these and nothing else.
+CURATED = {
+    "aw_lookahead.trajectory": {
+        "Action", "Domain", "Trajectory", "Turn", "TurnSample",
+        "read_trajectories", "write_trajectories",
+    },
+    "aw_lookahead.agentworldbench": {
+        "load_turn_samples", "read_agentworldbench", "write_agentworldbench",
+    },
+    "aw_lookahead.worldmodel": {
+        "BaseWorldModel", "FunctionWorldModel", "OpenAIWorldModel", "Prediction",
+        "SyncWorldModel", "Usage", "VLLMOfflineWorldModel", "WorldModel",
+    },
+    "aw_lookahead.lookahead": {
+        "Decision", "DecisionKind", "Judge", "LLMJudge", "Lookahead", "Outcome",
+        "PredictionCache", "RiskRouter", "RolloutResult", "RuleJudge", "SelectResult",
+        "Signal", "Verdict",
+    },
+}  # fmt: skip
+PLUMBING = {"render_messages", "parse_reply", "JsonlWriter", "LocalServer", "TerminalSandbox"}
+
+
+def test_the_root_is_the_curated_surface() -> None:
+    """Schema, world models, engine and every error; no plumbing, no adapter (those are
+    imported from their subpackage, each with its whole surface)."""
+    from aw_lookahead import errors
+
+    error_names = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type)
+        and issubclass(value, Exception)
+        and value.__module__ == errors.__name__
+    }
+    expected = {name: module for module, names in CURATED.items() for name in names}
+    expected |= dict.fromkeys(error_names, "aw_lookahead.errors")
+    assert expected == aw_lookahead._EXPORTS
+    assert not PLUMBING & set(aw_lookahead.__all__)
+    adapters = {"LookaheadMiddleware", "LookaheadNode", "ShadowMiddleware", "LookaheadProxy"}
+    assert not adapters & set(aw_lookahead.__all__)
+    # The extension points an error message tells users to subclass are exported.
+    assert issubclass(aw_lookahead.FunctionWorldModel, aw_lookahead.BaseWorldModel)
+    assert isinstance(aw_lookahead.RuleJudge(), aw_lookahead.Judge)
+
+
+def test_the_langgraph_adapter_exports_its_whole_surface() -> None:
+    pytest.importorskip("langgraph")
+    langgraph = importlib.import_module("aw_lookahead.langgraph")
+    assert {
+        "LookaheadMiddleware", "LookaheadNode", "lookahead_condition", "ShadowMiddleware",
+        "TrajectoryRecorder",
+    } <= set(langgraph.__all__)  # fmt: skip
+
+
+def _warns_and_is(get: Any, expected: Any, old: str, new: str) -> None:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        value = get()
+    assert value is expected, old
+    [warning] = {(w.category, str(w.message), w.filename) for w in seen}
+    assert warning[0] is DeprecationWarning
+    assert old in warning[1], warning[1]
+    assert new in warning[1], warning[1]
+    assert warning[2] == __file__, "the warning points at the caller's line"
+
+
+@pytest.mark.parametrize("name", sorted(aw_lookahead._MOVED))
+def test_a_name_the_root_dropped_warns_and_is_the_same_object(name: str) -> None:
+    module = aw_lookahead._MOVED[name]
+    if module == "aw_lookahead.langgraph":
+        pytest.importorskip("langgraph")
+    assert name not in aw_lookahead.__all__
+    expected = getattr(importlib.import_module(module), name)
+    _warns_and_is(lambda: getattr(aw_lookahead, name), expected, f"aw_lookahead.{name}", module)
+
+
+@pytest.mark.parametrize("old", sorted(_deprecated.MOVED_MODULES))
+def test_a_moved_module_warns_and_hands_back_the_same_objects(old: str) -> None:
+    new = _deprecated.MOVED_MODULES[old]
+    stub, target = importlib.import_module(old), importlib.import_module(new)
+    assert not hasattr(stub, "__all__"), "a stub exports nothing of its own"
+    for name in target.__all__:
+        _warns_and_is(
+            lambda name=name: getattr(stub, name), getattr(target, name), f"{old}.{name}", new
+        )
+    with pytest.raises(AttributeError, match="moved to"):
+        stub.no_such_name  # noqa: B018
+
+
+def test_from_import_of_an_old_path_still_works() -> None:
+    with pytest.warns(DeprecationWarning, match=r"aw_lookahead\.datagen\.recording"):
+        from aw_lookahead.evaluation import record_script
+    with pytest.warns(DeprecationWarning, match=r"evaluation\.rules\.verifier"):
+        from aw_lookahead.evaluation.verifier import verify_sample
+    from aw_lookahead.datagen import record_script as new_record_script
+    from aw_lookahead.evaluation.rules import verify_sample as new_verify_sample
+
+    assert record_script is new_record_script
+    assert verify_sample is new_verify_sample
+    with pytest.raises(AttributeError):
+        aw_lookahead.no_such_name  # noqa: B018
+
+
+def test_the_version_comes_from_the_installed_metadata() -> None:
+    from importlib.metadata import version
+
+    from aw_lookahead._version import __version__
+
+    assert aw_lookahead.__version__ == __version__ == version("aw-lookahead")
+
+
+def test_the_readme_layout_lists_every_package() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    packages = [info.name for info in pkgutil.iter_modules(aw_lookahead.__path__) if info.ispkg]
+    assert "datagen" in packages
+    missing = [name for name in packages if f"  {name}/" not in layout]
+    assert not missing, f"README.md's layout omits {missing}"

@@ -22,7 +22,7 @@ import pytest
 from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import JudgeError, ServerUnreachableError, WorldModelError
 from aw_lookahead.evaluation import OfficialModel, ReferenceJudge, RubricJudge
-from aw_lookahead.evaluation.reference_judge import load_reference_judge_prompts
+from aw_lookahead.evaluation.judges.reference import load_reference_judge_prompts
 from aw_lookahead.lookahead import LLMJudge
 from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
 from aw_lookahead.worldmodel import BaseWorldModel, OpenAIWorldModel, Prediction, Step

@@ -4,9 +4,24 @@ Before an action runs for real, a language world model predicts the
 environment's next observation; predicted failures, no-ops and risks are
 pruned and the best candidate is executed.
 
-Public names are imported lazily, so ``import aw_lookahead`` stays light and
-names from optional extras (``LookaheadMiddleware`` needs ``[langgraph]``)
-only fail, with the pip line, when used.
+The root holds what an engine user needs: the trajectory schema and the
+benchmark format, the world-model protocol with its base class and backends,
+the engine (:class:`Lookahead`, its decisions, outcomes and judges) and the
+errors. Everything else lives in its subpackage and is imported from there:
+
+* framework adapters, each with its whole surface: :mod:`aw_lookahead.langgraph`
+  (``LookaheadMiddleware``, ``LookaheadNode``, ``lookahead_condition``,
+  ``ShadowMiddleware``, ...) and :mod:`aw_lookahead.mcp` (``build_server``,
+  ``LookaheadProxy``, ...);
+* plumbing: :mod:`aw_lookahead.prompts` (``render_messages``, ``parse_reply``,
+  ``PromptSet``), :mod:`aw_lookahead.trajectory` (``JsonlWriter``),
+  :mod:`aw_lookahead.serving` (``LocalServer``, ``start_embedded_server``),
+  :mod:`aw_lookahead.sandbox` (``TerminalSandbox``).
+
+Names are imported lazily, so ``import aw_lookahead`` stays light and a name
+from an optional extra (``VLLMOfflineWorldModel`` needs ``[vllm]``) only
+fails, with the pip line, when used. Names the root exported until this
+release still resolve, with a :class:`DeprecationWarning` naming their home.
 """
 
 from __future__ import annotations
@@ -14,35 +29,35 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._deprecated import moved_name
+from ._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
-    # trajectory schema and the benchmark format
+    # the trajectory schema
     "Action": "aw_lookahead.trajectory",
     "Domain": "aw_lookahead.trajectory",
-    "JsonlWriter": "aw_lookahead.trajectory",
     "Trajectory": "aw_lookahead.trajectory",
     "Turn": "aw_lookahead.trajectory",
     "TurnSample": "aw_lookahead.trajectory",
     "read_trajectories": "aw_lookahead.trajectory",
     "write_trajectories": "aw_lookahead.trajectory",
+    # the benchmark format
     "load_turn_samples": "aw_lookahead.agentworldbench",
     "read_agentworldbench": "aw_lookahead.agentworldbench",
     "write_agentworldbench": "aw_lookahead.agentworldbench",
-    # prompts
-    "PromptSet": "aw_lookahead.prompts",
-    "parse_reply": "aw_lookahead.prompts",
-    "render_messages": "aw_lookahead.prompts",
-    # world models
+    # world models: the protocol, the base class to subclass, the backends
+    "BaseWorldModel": "aw_lookahead.worldmodel",
     "FunctionWorldModel": "aw_lookahead.worldmodel",
     "OpenAIWorldModel": "aw_lookahead.worldmodel",
     "Prediction": "aw_lookahead.worldmodel",
     "SyncWorldModel": "aw_lookahead.worldmodel",
     "Usage": "aw_lookahead.worldmodel",
+    "VLLMOfflineWorldModel": "aw_lookahead.worldmodel",
     "WorldModel": "aw_lookahead.worldmodel",
-    # engine
+    # the engine: decisions, outcomes, judges
     "Decision": "aw_lookahead.lookahead",
     "DecisionKind": "aw_lookahead.lookahead",
+    "Judge": "aw_lookahead.lookahead",
     "LLMJudge": "aw_lookahead.lookahead",
     "Lookahead": "aw_lookahead.lookahead",
     "Outcome": "aw_lookahead.lookahead",
@@ -53,14 +68,7 @@ _EXPORTS: dict[str, str] = {
     "SelectResult": "aw_lookahead.lookahead",
     "Signal": "aw_lookahead.lookahead",
     "Verdict": "aw_lookahead.lookahead",
-    # sandbox and serving
-    "LocalServer": "aw_lookahead.serving",
-    "TerminalSandbox": "aw_lookahead.sandbox",
-    "start_embedded_server": "aw_lookahead.serving",
-    # framework adapters (extras)
-    "LookaheadMiddleware": "aw_lookahead.langgraph",
-    "LookaheadNode": "aw_lookahead.langgraph",
-    # errors
+    # errors (the tree is drawn in aw_lookahead.errors)
     "AwLookaheadError": "aw_lookahead.errors",
     "ConfigError": "aw_lookahead.errors",
     "ContextTooLongError": "aw_lookahead.errors",
@@ -79,6 +87,19 @@ _EXPORTS: dict[str, str] = {
     "WorldModelTimeoutError": "aw_lookahead.errors",
 }
 
+_MOVED: dict[str, str] = {
+    "JsonlWriter": "aw_lookahead.trajectory",
+    "LocalServer": "aw_lookahead.serving",
+    "LookaheadMiddleware": "aw_lookahead.langgraph",
+    "LookaheadNode": "aw_lookahead.langgraph",
+    "PromptSet": "aw_lookahead.prompts",
+    "TerminalSandbox": "aw_lookahead.sandbox",
+    "parse_reply": "aw_lookahead.prompts",
+    "render_messages": "aw_lookahead.prompts",
+    "start_embedded_server": "aw_lookahead.serving",
+}
+"""Names the root exported until this release, and the subpackage that holds each."""
+
 # Derived from _EXPORTS, the one list of public names; tests/test_public_api.py checks it.
 __all__ = sorted([*_EXPORTS, "__version__"])  # noqa: PLE0605 - derived on purpose
 
@@ -86,7 +107,7 @@ __all__ = sorted([*_EXPORTS, "__version__"])  # noqa: PLE0605 - derived on purpo
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'aw_lookahead' has no attribute {name!r}")
+        return moved_name(__name__, name, _MOVED)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -118,10 +139,9 @@ if TYPE_CHECKING:
     from .errors import UsageError as UsageError
     from .errors import WorldModelError as WorldModelError
     from .errors import WorldModelTimeoutError as WorldModelTimeoutError
-    from .langgraph import LookaheadMiddleware as LookaheadMiddleware
-    from .langgraph import LookaheadNode as LookaheadNode
     from .lookahead import Decision as Decision
     from .lookahead import DecisionKind as DecisionKind
+    from .lookahead import Judge as Judge
     from .lookahead import LLMJudge as LLMJudge
     from .lookahead import Lookahead as Lookahead
     from .lookahead import Outcome as Outcome
@@ -132,23 +152,18 @@ if TYPE_CHECKING:
     from .lookahead import SelectResult as SelectResult
     from .lookahead import Signal as Signal
     from .lookahead import Verdict as Verdict
-    from .prompts import PromptSet as PromptSet
-    from .prompts import parse_reply as parse_reply
-    from .prompts import render_messages as render_messages
-    from .sandbox import TerminalSandbox as TerminalSandbox
-    from .serving import LocalServer as LocalServer
-    from .serving import start_embedded_server as start_embedded_server
     from .trajectory import Action as Action
     from .trajectory import Domain as Domain
-    from .trajectory import JsonlWriter as JsonlWriter
     from .trajectory import Trajectory as Trajectory
     from .trajectory import Turn as Turn
     from .trajectory import TurnSample as TurnSample
     from .trajectory import read_trajectories as read_trajectories
     from .trajectory import write_trajectories as write_trajectories
+    from .worldmodel import BaseWorldModel as BaseWorldModel
     from .worldmodel import FunctionWorldModel as FunctionWorldModel
     from .worldmodel import OpenAIWorldModel as OpenAIWorldModel
     from .worldmodel import Prediction as Prediction
     from .worldmodel import SyncWorldModel as SyncWorldModel
     from .worldmodel import Usage as Usage
+    from .worldmodel import VLLMOfflineWorldModel as VLLMOfflineWorldModel
     from .worldmodel import WorldModel as WorldModel

@@ -1,4 +1,4 @@
-"""The turn layout of the world-model message contract (shared facts, see DESIGN.md).
+"""The turn layout of the world-model message contract (see docs/training.md, "Message contract").
 
 A user turn is ``### Turn i`` followed by optional ``**Task Instruction:**`` and
 ``**Current State:**`` sections (turn 1 only), an optional ``**Tool Definition:**``

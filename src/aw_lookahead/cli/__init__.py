@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from aw_lookahead import __version__
+from aw_lookahead._version import __version__
 from aw_lookahead.errors import AwLookaheadError, UsageError
 
 VERB_MODULES: tuple[str, ...] = (

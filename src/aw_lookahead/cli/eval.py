@@ -9,7 +9,6 @@ import os
 import sys
 from typing import Any
 
-from aw_lookahead.evaluation._io import TEST_PATTERN
 from aw_lookahead.evaluation.official import (
     PROTOCOLS,
     REFERENCE_MAX_TOKENS,
@@ -17,6 +16,7 @@ from aw_lookahead.evaluation.official import (
     REFERENCE_TEMPERATURE,
     REFERENCE_TIMEOUT_S,
 )
+from aw_lookahead.evaluation.records import TEST_PATTERN
 from aw_lookahead.worldmodel.provider import JUDGE_ENV_BASE_URL, JUDGE_ENV_MODEL
 
 from ._common import (
@@ -250,7 +250,7 @@ async def _served_context(model: Any) -> int | None:
 def _judge(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.evaluation import RubricJudge, judge_predictions
-    from aw_lookahead.evaluation.reference_judge import (
+    from aw_lookahead.evaluation.judges.reference import (
         ReferenceJudge,
         load_reference_judge_prompts,
     )

@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from aw_lookahead.evaluation.recording import record_script
+    from aw_lookahead.datagen.recording import record_script
 
     from ._common import output_file
 

@@ -1,28 +1,35 @@
-"""Fidelity evaluation: rule verifier, LLM judge, resumable runs, reports, ground-truth recording.
+"""Fidelity evaluation: rule verifier, LLM judges, resumable runs, reports.
 
 ``predict_samples`` (``eval run``; protocol ``official`` with an
 :class:`OfficialModel`, ours with any world model) -> ``judge_predictions``
 (``eval judge``; :class:`RubricJudge`, our rubric, or :class:`ReferenceJudge`)
 -> ``write_report`` (``eval report``); ``export_reference`` (``eval export``)
 writes the reference script's layout and ``usable_records`` reads either.
-``verify`` / ``verify_sample`` are the rule verifier on its own;
-``record_script`` builds AgentWorldBench samples from a real sandbox
-(``record terminal``).
+``verify`` / ``verify_sample`` are the rule verifier on its own.
+
+Rooms: ``rules/`` (the rule verifier and its domain rules), ``judges/`` (the
+LLM judges), ``official`` (the reference protocol's prompts and replies),
+``runner`` / ``judge_run`` (the resumable runs), ``records`` (their files),
+``interop`` and ``report``. Recording ground truth from a sandbox moved to
+:mod:`aw_lookahead.datagen.recording`.
 """
 
 from __future__ import annotations
 
-from ._io import finished_ids, latest_records, load_samples
+from typing import Any
+
+from aw_lookahead._deprecated import moved_name
+
 from .interop import export_reference, usable_records
 from .judge_run import JudgeStats, judge_predictions
-from .masking import mask, normalize_ws
+from .judges.reference import ReferenceJudge, load_reference_judge_prompts
+from .judges.rubric import DIMENSIONS, JudgeOutcome, JudgeScores, RubricJudge, to_published_scale
 from .official import OfficialModel, official_messages
-from .recording import parse_record_script, record_script
-from .reference_judge import ReferenceJudge, load_reference_judge_prompts
+from .records import finished_ids, latest_records, load_samples
 from .report import PUBLISHED, build_report, render_markdown, write_report
-from .rubric_judge import DIMENSIONS, JudgeOutcome, JudgeScores, RubricJudge, to_published_scale
+from .rules.masking import mask, normalize_ws
+from .rules.verifier import RuleResult, TierResult, line_f1, masked_exact, verify, verify_sample
 from .runner import RunStats, predict_samples
-from .verifier import RuleResult, TierResult, line_f1, masked_exact, verify, verify_sample
 
 __all__ = [
     "DIMENSIONS",
@@ -48,9 +55,7 @@ __all__ = [
     "masked_exact",
     "normalize_ws",
     "official_messages",
-    "parse_record_script",
     "predict_samples",
-    "record_script",
     "render_markdown",
     "to_published_scale",
     "usable_records",
@@ -58,3 +63,13 @@ __all__ = [
     "verify_sample",
     "write_report",
 ]
+
+_MOVED = {
+    "parse_record_script": "aw_lookahead.datagen.recording",
+    "record_script": "aw_lookahead.datagen.recording",
+}
+"""Names this package held until this release, and where they live now."""
+
+
+def __getattr__(name: str) -> Any:
+    return moved_name(__name__, name, _MOVED)

@@ -24,10 +24,10 @@ from aw_lookahead.agentworldbench import record_to_sample
 from aw_lookahead.errors import RunError, TrajectoryError, UsageError
 from aw_lookahead.trajectory import JsonlWriter
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE, latest_records
+from .judges.rubric import DIMENSIONS, to_published_scale
 from .official import clean_marker, extract_observation
-from .rubric_judge import DIMENSIONS, to_published_scale
-from .verifier import verify_sample
+from .records import JUDGED_FILE, PREDICTIONS_FILE, latest_records
+from .rules.verifier import verify_sample
 
 __all__ = ["REFERENCE_OUTPUT_FIELDS", "export_reference", "from_reference", "usable_records"]
 

@@ -3,7 +3,7 @@
 Reads ``predictions.jsonl`` (latest record per id; ours or the reference
 script's), writes ``judged.jsonl`` in the same folder: each line is the
 prediction record plus ``judge`` (``kind``: ``rubric`` for our judge,
-``reference`` for :class:`~.reference_judge.ReferenceJudge`; the five scores,
+``reference`` for :class:`~.judges.reference.ReferenceJudge`; the five scores,
 their mean, the 0-100 value, attempts, raw replies, error) and ``status``
 (``ok`` when the judge gave valid scores, ``failed`` when it did not or when
 there was no prediction to judge: a failed request, or an empty reply, which
@@ -20,12 +20,12 @@ from typing import Any
 from aw_lookahead.agentworldbench import record_to_sample
 from aw_lookahead.errors import RunError
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE, finished_ids
 from ._pool import write_concurrently
 from .interop import usable_records
-from .reference_judge import ReferenceJudge
-from .rubric_judge import RubricJudge, to_published_scale
-from .verifier import RuleResult, verify_sample
+from .judges.reference import ReferenceJudge
+from .judges.rubric import RubricJudge, to_published_scale
+from .records import JUDGED_FILE, PREDICTIONS_FILE, finished_ids
+from .rules.verifier import RuleResult, verify_sample
 
 __all__ = ["JudgeStats", "judge_predictions"]
 

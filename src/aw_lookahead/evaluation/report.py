@@ -28,10 +28,10 @@ from typing import Any
 
 from aw_lookahead.errors import UsageError
 
-from ._io import JUDGED_FILE, PREDICTIONS_FILE, scan_records
 from .interop import convert_records
-from .reference_judge import OWN_TEMPLATE_LABEL
-from .rubric_judge import DIMENSIONS, to_published_scale
+from .judges.reference import OWN_TEMPLATE_LABEL
+from .judges.rubric import DIMENSIONS, to_published_scale
+from .records import JUDGED_FILE, PREDICTIONS_FILE, scan_records
 
 __all__ = ["PUBLISHED", "build_report", "render_markdown", "write_report"]
 

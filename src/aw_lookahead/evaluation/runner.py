@@ -32,10 +32,10 @@ from aw_lookahead.errors import WorldModelError
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel import WorldModel
 
-from ._io import PREDICTIONS_FILE, finished_ids, unique_ids
 from ._pool import write_concurrently
 from .official import OfficialModel, OfficialReply, clean_marker, extract_observation, failure_kind
-from .verifier import verify_sample
+from .records import PREDICTIONS_FILE, finished_ids, unique_ids
+from .rules.verifier import verify_sample
 
 __all__ = ["RunStats", "predict_samples", "prediction_record"]
 

@@ -1,12 +1,11 @@
 """The four per-call behaviours of :class:`~aw_lookahead.mcp.proxy.LookaheadProxy`.
 
-The handlers get a :class:`~._context.ModeContext` (the proxy's settings and
+The handlers get a :class:`~._proxy_state.ModeContext` (the proxy's settings and
 the services they use), not the proxy: this module never imports :mod:`.proxy`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from dataclasses import dataclass
@@ -19,7 +18,8 @@ from aw_lookahead.lookahead.shadow import ShadowPair, shadow_pair
 from aw_lookahead.lookahead.types import Decision, Outcome
 from aw_lookahead.trajectory import JsonlWriter, Trajectory, Turn
 
-from ._context import CONFIRM_ARG, Arguments, ModeContext, SessionState, error_result
+from ._proxy_state import CONFIRM_ARG, Arguments, ModeContext, SessionState, error_result
+from .results import result_text
 from .structured import fit_structured
 
 if TYPE_CHECKING:
@@ -29,17 +29,6 @@ if TYPE_CHECKING:
     from aw_lookahead.trajectory import Trajectory
 
 META_KEY = "io.github.aw-lookahead/decision"
-
-
-def result_text(result: CallToolResult) -> str:
-    """The text of a ``CallToolResult`` as the world model should see it."""
-    parts = [
-        getattr(c, "text", None) or f"[{getattr(c, 'type', 'content')}]" for c in result.content
-    ]
-    text = "\n".join(parts)
-    if not text and result.structured_content is not None:
-        text = json.dumps(result.structured_content, ensure_ascii=False)
-    return f"Error: {text}" if result.is_error and not text.lower().startswith("error") else text
 
 
 def _summary(decision: Decision) -> dict[str, object]:

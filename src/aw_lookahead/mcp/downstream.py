@@ -37,7 +37,7 @@ import anyio
 from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError, DownstreamError
 
-from ._context import Arguments
+from ._proxy_state import Arguments
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup

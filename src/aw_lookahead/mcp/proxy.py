@@ -61,7 +61,10 @@ from aw_lookahead.errors import DownstreamError, UsageError
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel.base import WorldModel
 
-from ._context import (
+from ._mirror import ClientMirror, mirroring_server, with_confirm_arg
+from ._modes import ModeHandlers
+from ._progress_notify import reporter, with_progress
+from ._proxy_state import (
     CONFIRM_ARG,
     Arguments,
     ModeContext,
@@ -70,10 +73,8 @@ from ._context import (
     SessionState,
     error_result,
 )
-from ._mirror import ClientMirror, mirroring_server, with_confirm_arg
-from ._modes import ModeHandlers, result_text
-from ._progress import reporter, with_progress
 from .downstream import Downstream
+from .results import result_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
@@ -124,7 +125,7 @@ class LookaheadProxy:
         name: str = "aw-lookahead-proxy",
     ) -> None:
         require("mcp", "mcp")
-        from aw_lookahead import __version__
+        from aw_lookahead._version import __version__
         from aw_lookahead.lookahead import Lookahead, RuleJudge
 
         self.downstream = downstream

@@ -32,7 +32,7 @@ from ._models import (
     build_trajectory,
     decision_view,
 )
-from ._progress import reporter, with_progress
+from ._progress_notify import reporter, with_progress
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -96,7 +96,7 @@ def build_server(
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    from aw_lookahead import __version__
+    from aw_lookahead._version import __version__
     from aw_lookahead.lookahead import Lookahead, RuleJudge
 
     server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)

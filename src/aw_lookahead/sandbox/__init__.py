@@ -8,8 +8,9 @@ of real observations, formatted by :func:`observation`.
 
 from __future__ import annotations
 
-from ._blocking import SyncTerminalSandbox, arecord_trajectory, record_trajectory
+from ._blocking import SyncTerminalSandbox
 from ._keys import SUPPORTED_KEYS
+from .record import arecord_trajectory, record_trajectory
 from .terminal import DEFAULT_MAX_OUTPUT_BYTES, CommandResult, TerminalSandbox, observation
 
 __all__ = [

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._mcp_content import CITIES, PEOPLE, TEAMS, TOPICS
-from ._mcp_core import Family, Plan, pick, typo
+from aw_lookahead.datagen.mcp.content import CITIES, PEOPLE, TEAMS, TOPICS
+from aw_lookahead.datagen.mcp.session import Family, Plan, pick, typo
 
 RELATIONS = ("works_with", "reports_to", "mentors", "lives_in", "member_of")
 BAD_MEMORY_TOOLS = ("update_entity", "remember", "delete_graph", "query_graph", "add_entity")

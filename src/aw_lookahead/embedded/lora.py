@@ -1,6 +1,6 @@
 """The LoRA adapter shipped with the package, and its merge into the embedded model.
 
-The adapter folder (``aw_lookahead/embedded_adapter/``, package data) holds
+The adapter folder (``aw_lookahead/embedded/adapter_weights/``, package data) holds
 what our trainer writes to ``<run>/adapter`` (``adapter_config.json``,
 ``adapter_model.safetensors``) plus ``provenance.json``: how it was made, on
 which data, and whether it is a placeholder from a few-step smoke run.
@@ -19,12 +19,23 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._extras import require
-from .errors import ConfigError, MissingExtraError, RunError
+from aw_lookahead._extras import require
+from aw_lookahead.errors import ConfigError, MissingExtraError, RunError
+
+__all__ = [
+    "ADAPTER_FILES",
+    "PACKAGED_ADAPTER_DIR",
+    "PROVENANCE_FILE",
+    "AdapterInfo",
+    "AdapterProvenance",
+    "adapter_digest",
+    "merge_adapter",
+    "read_adapter",
+]
 
 ADAPTER_FILES: tuple[str, ...] = ("adapter_config.json", "adapter_model.safetensors")
 PROVENANCE_FILE = "provenance.json"
-PACKAGED_ADAPTER_DIR = Path(__file__).resolve().parent / "embedded_adapter"
+PACKAGED_ADAPTER_DIR = Path(__file__).resolve().parent / "adapter_weights"
 
 
 class AdapterProvenance(BaseModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 
-from ._tspec import (
+from aw_lookahead.datagen.terminal.spec import (
     CITIES,
     LEVELS,
     NAMES,

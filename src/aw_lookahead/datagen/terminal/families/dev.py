@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from ._tspec import TaskSpec, bad, family, lines_file, ok, typo, words
+from aw_lookahead.datagen.terminal.spec import TaskSpec, bad, family, lines_file, ok, typo, words
 
 
 def _repo(rng: random.Random) -> str:

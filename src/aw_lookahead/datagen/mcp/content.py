@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ._mcp_core import pick
+from .session import pick
 
 WORKSPACES = ("notes", "webapp", "inventory", "blog", "scripts", "reports", "shop", "docs-site")
 WORDS = (

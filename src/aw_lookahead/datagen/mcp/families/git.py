@@ -9,10 +9,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from aw_lookahead.datagen.mcp.content import PEOPLE, WORDS, random_files
+from aw_lookahead.datagen.mcp.session import Family, Plan, pick, typo
 from aw_lookahead.errors import DownstreamError
-
-from ._mcp_content import PEOPLE, WORDS, random_files
-from ._mcp_core import Family, Plan, pick, typo
 
 BASE_DATE = 1_767_225_600  # 2026-01-01T00:00:00Z; commit k is k hours later
 BAD_GIT_TOOLS = ("git_push", "git_pull", "git_clone", "git_stash", "git_merge", "git_rebase")

@@ -5,7 +5,20 @@ from __future__ import annotations
 import json
 import random
 
-from ._tspec import DIRS, NAMES, Step, TaskSpec, bad, family, lines_file, ok, pick, q, typo, words
+from aw_lookahead.datagen.terminal.spec import (
+    DIRS,
+    NAMES,
+    Step,
+    TaskSpec,
+    bad,
+    family,
+    lines_file,
+    ok,
+    pick,
+    q,
+    typo,
+    words,
+)
 
 
 @family("shell_cd_pwd")

@@ -16,8 +16,8 @@ from collections import Counter
 
 from aw_lookahead.trajectory import Action
 
-from ._tiers import TierResult, plausibility
 from .masking import mask, normalize_ws
+from .tiers import TierResult, plausibility
 
 __all__ = [
     "ECHO_RE",

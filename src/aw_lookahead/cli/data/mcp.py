@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ._common import print_json
+from aw_lookahead.cli._common import print_json
 
 
 def register(subparsers: Any) -> None:

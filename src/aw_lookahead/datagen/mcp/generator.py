@@ -8,7 +8,7 @@ seeded order, its own random generator and its own fresh directory
 deliberate mistakes: missing files, paths outside the allowed directory,
 schema violations, unknown tools, bad refs), and each call's real result
 becomes the observation text exactly as the proxy records it
-(:func:`aw_lookahead.mcp._modes.result_text`).
+(:func:`aw_lookahead.mcp.results.result_text`).
 
 Guarantees:
 
@@ -36,16 +36,16 @@ from typing import Any, TextIO
 
 import anyio
 
+from aw_lookahead.datagen.split import DatasetManifest, split_families, write_split
 from aw_lookahead.errors import ConfigError, DownstreamError
 from aw_lookahead.trajectory import Trajectory, Turn
 
-from ._mcp_content import WORKSPACES
-from ._mcp_core import Family, ServerSession, open_session, pick
-from ._mcp_fs import FS_FAMILIES, make_fs_workspace
-from ._mcp_git import GIT_FAMILIES, git_env, make_git_workspace
-from ._mcp_memory import MEMORY_FAMILIES, MemoryWorkspace
-from ._servers import FILESYSTEM_PACKAGE, MEMORY_PACKAGE, git_mcp_server, npm_mcp_server
-from ._split import DatasetManifest, split_families, write_split
+from .content import WORKSPACES
+from .families.fs import FS_FAMILIES, make_fs_workspace
+from .families.git import GIT_FAMILIES, git_env, make_git_workspace
+from .families.memory import MEMORY_FAMILIES, MemoryWorkspace
+from .servers import FILESYSTEM_PACKAGE, MEMORY_PACKAGE, git_mcp_server, npm_mcp_server
+from .session import Family, ServerSession, open_session, pick
 
 __all__ = ["MCP_FAMILIES", "MCP_SERVERS", "families_for", "generate_mcp", "record_mcp"]
 

@@ -1,6 +1,6 @@
 """``aw-lookahead data``: generate training data from real environments.
 
-Each environment is a sub-verb in its own module (``_data_<env>.py``) exposing
+Each environment is a sub-verb in its own module (``data/<env>.py``) exposing
 ``register(subparsers)``; this module only groups them.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _data_mcp, _data_terminal
+from . import mcp, terminal
 
 
 def register(subparsers: Any) -> None:
@@ -19,5 +19,5 @@ def register(subparsers: Any) -> None:
         "environments, split train/validation/test by family.",
     )
     sub = parser.add_subparsers(dest="data_verb", metavar="ENV", required=True)
-    _data_terminal.register(sub)
-    _data_mcp.register(sub)
+    terminal.register(sub)
+    mcp.register(sub)

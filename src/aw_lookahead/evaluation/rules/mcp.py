@@ -18,8 +18,8 @@ from typing import Any
 
 from aw_lookahead.trajectory import Action
 
-from ._tiers import TierResult
 from .masking import mask
+from .tiers import TierResult
 
 __all__ = ["check_json", "flatten", "loads_lenient", "tool_name"]
 

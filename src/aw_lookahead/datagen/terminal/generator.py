@@ -43,14 +43,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from aw_lookahead.agentworldbench import write_agentworldbench
+from aw_lookahead.datagen.split import DatasetManifest, split_families, write_split
 from aw_lookahead.errors import UsageError
 from aw_lookahead.sandbox import arecord_trajectory
 from aw_lookahead.training.classify import ClassifyConfig, classify_trajectory, retry_turns
 from aw_lookahead.trajectory import Trajectory, TurnSample
 
-from . import _tfam_dev, _tfam_files, _tfam_shell, _tfam_text  # noqa: F401 - register families
-from ._split import DatasetManifest, split_families, write_split
-from ._tspec import FAMILIES, TaskSpec
+from . import families  # noqa: F401 - importing it registers every family
+from .spec import FAMILIES, TaskSpec
 
 __all__ = [
     "FAMILIES",

@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._mcp_content import BAD_TOOLS, OUTSIDE, WORDS, random_files
-from ._mcp_core import Family, Plan, pick, typo
+from aw_lookahead.datagen.mcp.content import BAD_TOOLS, OUTSIDE, WORDS, random_files
+from aw_lookahead.datagen.mcp.session import Family, Plan, pick, typo
 
 FIXED_MTIME = 1_767_225_600  # 2026-01-01T00:00:00Z: every file starts with the same times
 

@@ -18,8 +18,8 @@ import anyio
 
 from aw_lookahead._extras import require
 from aw_lookahead.errors import DownstreamError
-from aw_lookahead.mcp._modes import result_text
 from aw_lookahead.mcp.downstream import list_all_tools
+from aw_lookahead.mcp.results import result_text
 
 __all__ = ["Call", "Family", "Plan", "ServerSession", "open_session", "pick", "typo"]
 

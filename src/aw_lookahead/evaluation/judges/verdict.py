@@ -1,4 +1,4 @@
-"""Reading the reference judge's reply (its rules; see :mod:`.reference_judge`).
+"""Reading the reference judge's reply (its rules; see :mod:`.reference`).
 
 Thinking removed; the last ``<final_evaluation>`` block if any; a fenced JSON
 block (the last one that mentions ``"scores"``), else a brace-matched object,
@@ -13,8 +13,9 @@ import json
 import re
 from typing import Any
 
-from .official import last_tagged, remove_thinking
-from .rubric_judge import DIMENSIONS
+from aw_lookahead.evaluation.official import last_tagged, remove_thinking
+
+from .rubric import DIMENSIONS
 
 __all__ = ["VERDICT_TAG", "parse_verdict"]
 

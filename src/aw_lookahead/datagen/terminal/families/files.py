@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import random
 
-from ._tspec import DIRS, EXTS, TaskSpec, bad, family, lines_file, ok, pick, printf_cmd, typo, words
+from aw_lookahead.datagen.terminal.spec import (
+    DIRS,
+    EXTS,
+    TaskSpec,
+    bad,
+    family,
+    lines_file,
+    ok,
+    pick,
+    printf_cmd,
+    typo,
+    words,
+)
 
 
 @family("files_mkdir_touch")

