@@ -63,3 +63,10 @@ def test_the_embedded_model_follows_its_shipped_provenance(
         assert embedded_prompt_profile() == "standard"
     finally:
         embedded_prompt_profile.cache_clear()
+
+
+def test_the_profile_reads_the_shipped_adapters_provenance() -> None:
+    from aw_lookahead.embedded.lora import PACKAGED_ADAPTER_DIR
+
+    assert profiles_module._PROVENANCE == PACKAGED_ADAPTER_DIR / "provenance.json"
+    assert profiles_module._PROVENANCE.is_file()

@@ -138,7 +138,13 @@ def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> N
     assert got[got.index("--gpu-memory-utilization") + 1] == "0.2"
     assert got[got.index("--served-model-name") + 1] == "smollm2-135m-instruct"
     assert "--tensor-parallel-size" not in got
-    assert info["server_env"] == {"HF_HUB_OFFLINE": "1"}
+    assert int(got[got.index("--kv-cache-memory-bytes") + 1]) < 256 * 2**20
+    assert got[got.index("--distributed-executor-backend") + 1] == "uni"
+    assert info["server_env"] == {
+        "HF_HUB_OFFLINE": "1",
+        "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+        "MALLOC_ARENA_MAX": "2",
+    }
 
 
 def test_plain_dry_run_prints_one_shell_line(capsys: pytest.CaptureFixture[str]) -> None:

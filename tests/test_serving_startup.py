@@ -86,7 +86,7 @@ def test_the_embedded_kv_cache_is_sized_for_the_model(tmp_path: Path) -> None:
     assert options["kv_cache_memory_bytes"] == 23_040 * EMBEDDED_KV_TOKENS
     assert options["kv_cache_memory_bytes"] < 300 * 2**20
     assert embedded_server_options(None) == options  # the planned default matches the model
-    argv = vllm_server_argv("m", port=8000, **options)
+    argv = vllm_server_argv("m", port=8000, **{k: v for k, v in options.items() if k != "env"})
     assert argv[argv.index("--kv-cache-memory-bytes") + 1] == str(23_040 * EMBEDDED_KV_TOKENS)
     assert argv[argv.index("--distributed-executor-backend") + 1] == "uni"
     with pytest.raises(ConfigError, match=r"config\.json"):

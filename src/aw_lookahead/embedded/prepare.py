@@ -36,6 +36,7 @@ from pathlib import Path
 
 from aw_lookahead._extras import check_torch_companions, require
 from aw_lookahead.errors import ConfigError, MissingExtraError, RunError
+from aw_lookahead.prompts.profiles import EMBEDDED_SERVED_NAME
 
 from .lora import AdapterInfo, AdapterProvenance, merge_adapter, read_adapter
 
@@ -51,7 +52,7 @@ __all__ = [
     "prepare_embedded_model",
 ]
 
-EMBEDDED_MODEL_NAME = "smollm2-135m-instruct"
+EMBEDDED_MODEL_NAME = EMBEDDED_SERVED_NAME
 """The served model name of the embedded model (also the base model's cache folder name)."""
 
 EMBEDDED_ADAPTER_NAME = "aw-embedded"

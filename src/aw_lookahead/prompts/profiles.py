@@ -29,7 +29,10 @@ __all__ = [
 EMBEDDED_SERVED_NAME = "smollm2-135m-instruct"
 """The served model name of the embedded model (also the base model's cache folder name)."""
 
-_PROVENANCE = Path(__file__).resolve().parent.parent / "embedded_adapter" / "provenance.json"
+# the shipped adapter (package data of aw_lookahead.embedded, which sits above prompts)
+_PROVENANCE = (
+    Path(__file__).resolve().parent.parent / "embedded" / "adapter_weights" / "provenance.json"
+)
 
 
 @functools.cache
