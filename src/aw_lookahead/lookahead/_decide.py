@@ -1,11 +1,12 @@
-"""From a simulated action to a :class:`Decision`: the per-action slot, scoring, and stats.
+"""From a simulated action to a :class:`Decision`: the step's values, scoring, and stats.
 
-The engine (:mod:`.engine`) schedules the world-model and judge calls of a
-step; this module holds what it fills in for each action (:class:`Slot`), the
-counters it keeps (:class:`EngineStats`), and the pure mapping from a filled
-slot to a :class:`Decision` with its :func:`heuristic_score`. Kept apart so
-the scheduling and the decision rules can be read (and tested) separately;
-:mod:`.engine` re-exports the public names.
+The engine (:mod:`.engine`) schedules a step's world-model and judge calls
+(:mod:`._simulate`); each returns a value (:class:`Simulated`, :class:`Judged`)
+and this module maps a :class:`Candidate` with those values to a
+:class:`Decision` (:func:`decide`, with its :func:`heuristic_score`), a pure
+function. It also holds the counters the engine keeps (:class:`EngineStats`).
+Kept apart so the scheduling and the decision rules can be read (and tested)
+separately; :mod:`.engine` re-exports the public names.
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ from .routing import Route
 from .safety import ErrorPolicy
 from .types import Decision, DecisionKind, Outcome, Signal, Verdict
 
-__all__ = ["EngineStats", "ErrorPolicy", "Slot", "decide", "heuristic_score"]
+__all__ = [
+    "Candidate",
+    "EngineStats",
+    "ErrorPolicy",
+    "Failure",
+    "Judged",
+    "Simulated",
+    "decide",
+    "heuristic_score",
+]
 
 _BASE_SCORE = {
     Outcome.SUCCESS: 0.75,
@@ -63,38 +73,67 @@ class EngineStats:
     causes: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
-class Slot:
-    """One action to simulate in a step, and what became of it.
-
-    ``error`` is the failure as text; ``exception`` the exception behind it,
-    when there was one (a world model's typed error, a judge's, a deadline).
-    """
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One action a step asks about: where it sits in the caller's list, how it was routed."""
 
     action: Action
     index: int
     route: Route | None = None
-    key: str | None = None
-    prediction: Prediction | None = None
-    cached: bool = False
-    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a call gave no value: the text, and the exception behind it when there was one."""
+
+    error: str
     exception: BaseException | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Simulated:
+    """What the world model (or the cache) gave for one action: a prediction or a failure."""
+
+    prediction: Prediction | None = None
+    failure: Failure | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the judges made of one prediction: a verdict or a failure, and how long it took."""
+
     verdict: Verdict | None = None
-    judge_s: float = 0.0
+    failure: Failure | None = None
+    seconds: float = 0.0
 
 
-def decide(slot: Slot, *, veto_outcomes: Set[Outcome]) -> Decision:
-    """The decision for a filled slot.
+def decide(
+    candidate: Candidate,
+    simulated: Simulated,
+    judged: Judged | None,
+    *,
+    veto_outcomes: Set[Outcome],
+    hazard: Signal | None = None,
+) -> Decision:
+    """The decision for one candidate from what its step computed.
 
     Without a verdict the decision is ``unsimulated`` with the error; the
-    engine then applies its ``on_error`` policy (:mod:`.safety`).
+    engine then applies its ``on_error`` policy (:mod:`.safety`). ``hazard``
+    (an action-level judge's signal) joins the signals of a judged decision
+    unless a judge already gave one of its name.
     """
-    pred = slot.prediction
-    meta: dict[str, Any] = {"route": slot.route.model_dump()} if slot.route else {}
-    tokens = pred.usage.total_tokens if pred is not None and not slot.cached else 0
-    latency = (pred.latency_s if pred is not None and not slot.cached else 0.0) + slot.judge_s
-    if slot.verdict is None:
-        error = slot.error or "no verdict"
+    pred = simulated.prediction
+    meta: dict[str, Any] = {"route": candidate.route.model_dump()} if candidate.route else {}
+    fresh = pred is not None and not simulated.cached
+    tokens = pred.usage.total_tokens if pred is not None and fresh else 0
+    judge_s = judged.seconds if judged is not None else 0.0
+    latency = (pred.latency_s if pred is not None and fresh else 0.0) + judge_s
+    verdict = judged.verdict if judged is not None else None
+    if verdict is None:
+        failure = judged.failure if judged is not None else simulated.failure
+        error = failure.error if failure is not None else "no verdict"
+        exception = failure.exception if failure is not None else None
         signal = Signal(
             source="engine",
             name="engine.judge_error" if pred is not None else "engine.world_model_error",
@@ -102,35 +141,37 @@ def decide(slot: Slot, *, veto_outcomes: Set[Outcome]) -> Decision:
             detail=error,
         )
         return Decision(
-            action=slot.action,
+            action=candidate.action,
             kind=DecisionKind.UNSIMULATED,
             reason=f"the {'judges' if pred is not None else 'world model'} failed: {error}",
             signals=[signal],
             prediction=pred,
             latency_s=latency,
             tokens=tokens,
-            cached=slot.cached,
+            cached=simulated.cached,
             error=error,
-            error_type=type(slot.exception).__name__ if slot.exception is not None else None,
-            exception=slot.exception,
-            index=slot.index,
+            error_type=type(exception).__name__ if exception is not None else None,
+            exception=exception,
+            index=candidate.index,
             metadata=meta,
         )
-    verdict = slot.verdict
     veto = verdict.outcome in veto_outcomes
     reason = verdict.reason or f"predicted {verdict.outcome.value}"
+    signals = list(verdict.signals)
+    if hazard is not None and hazard.name not in {s.name for s in signals}:
+        signals.append(hazard)
     return Decision(
-        action=slot.action,
+        action=candidate.action,
         kind=DecisionKind.VETO if veto else DecisionKind.EXECUTE,
         outcome=verdict.outcome,
         reason=reason,
-        signals=verdict.signals,
+        signals=signals,
         prediction=pred,
         score=heuristic_score(verdict),
         progress=verdict.progress,
         latency_s=latency,
         tokens=tokens + verdict.tokens,
-        cached=slot.cached,
-        index=slot.index,
+        cached=simulated.cached,
+        index=candidate.index,
         metadata=meta,
     )
