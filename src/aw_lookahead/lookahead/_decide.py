@@ -18,6 +18,7 @@ from typing import Any
 from aw_lookahead.trajectory import Action
 from aw_lookahead.worldmodel.base import Prediction
 
+from .confidence import token_p_failure
 from .routing import Route
 from .safety import ErrorPolicy
 from .types import Decision, DecisionKind, Outcome, Signal, Verdict
@@ -60,7 +61,8 @@ class EngineStats:
     routed past simulation by ``simulate="never"``) ``unchecked`` ran
     without a check and ``blocked_unchecked`` were vetoed by ``on_error``;
     ``causes`` counts them by cause (``unreachable``, ``deadline``,
-    ``context``, ...).
+    ``context``, ...). ``uncertain`` counts actions that ran although some
+    prediction said they fail (``p_failure`` below the veto threshold).
     """
 
     actions: int = 0
@@ -70,6 +72,7 @@ class EngineStats:
     errors: int = 0
     unchecked: int = 0
     blocked_unchecked: int = 0
+    uncertain: int = 0
     causes: dict[str, int] = field(default_factory=dict)
 
 
@@ -101,11 +104,16 @@ class Simulated:
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """What the judges made of one prediction: a verdict or a failure, and how long it took."""
+    """What the judges made of one prediction: a verdict or a failure, and how long it took.
+
+    ``samples`` holds the verdict on each of the prediction's samples, in
+    order (``None`` where its judges failed).
+    """
 
     verdict: Verdict | None = None
     failure: Failure | None = None
     seconds: float = 0.0
+    samples: tuple[Verdict | None, ...] = ()
 
 
 def decide(
@@ -115,13 +123,15 @@ def decide(
     *,
     veto_outcomes: Set[Outcome],
     hazard: Signal | None = None,
+    threshold: float | None = 1.0,
 ) -> Decision:
     """The decision for one candidate from what its step computed.
 
     Without a verdict the decision is ``unsimulated`` with the error; the
     engine then applies its ``on_error`` policy (:mod:`.safety`). ``hazard``
     (an action-level judge's signal) joins the signals of a judged decision
-    unless a judge already gave one of its name.
+    unless a judge already gave one of its name. ``threshold`` is the
+    ``p_failure`` that vetoes a non-destructive action (:func:`_rule`).
     """
     pred = simulated.prediction
     meta: dict[str, Any] = {"route": candidate.route.model_dump()} if candidate.route else {}
@@ -155,23 +165,141 @@ def decide(
             index=candidate.index,
             metadata=meta,
         )
-    veto = verdict.outcome in veto_outcomes
-    reason = verdict.reason or f"predicted {verdict.outcome.value}"
-    signals = list(verdict.signals)
+    assert pred is not None
+    samples = judged.samples if judged is not None else ()
+    rule = _rule(pred, verdict, samples, veto_outcomes, hazard, threshold)
+    signals = list(rule.verdict.signals)
     if hazard is not None and hazard.name not in {s.name for s in signals}:
         signals.append(hazard)
     return Decision(
         action=candidate.action,
-        kind=DecisionKind.VETO if veto else DecisionKind.EXECUTE,
-        outcome=verdict.outcome,
-        reason=reason,
+        kind=DecisionKind.VETO if rule.veto else DecisionKind.EXECUTE,
+        outcome=rule.outcome,
+        reason=rule.reason,
         signals=signals,
-        prediction=pred,
-        score=heuristic_score(verdict),
+        prediction=rule.shown,
+        score=rule.score,
         progress=verdict.progress,
         latency_s=latency,
-        tokens=tokens + verdict.tokens,
+        tokens=tokens + verdict.tokens + sum(v.tokens for v in rule.others),
         cached=simulated.cached,
+        p_failure=rule.p_failure,
+        predictions=rule.predictions,
+        threshold=rule.threshold,
+        uncertain=rule.uncertain,
         index=candidate.index,
         metadata=meta,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ruling:
+    """What the veto rule made of an action's judged predictions."""
+
+    veto: bool
+    outcome: Outcome
+    reason: str
+    verdict: Verdict  # the verdict whose evidence the decision shows
+    shown: Prediction  # the prediction the decision shows (a failing one for a veto)
+    others: tuple[Verdict, ...]  # the samples' verdicts
+    score: float
+    p_failure: float
+    predictions: int
+    threshold: float | None
+    uncertain: bool = False
+
+
+def _rule(
+    prediction: Prediction,
+    verdict: Verdict,
+    samples: tuple[Verdict | None, ...],
+    veto_outcomes: Set[Outcome],
+    hazard: Signal | None,
+    threshold: float | None,
+) -> _Ruling:
+    """The veto rule: fail-safe for destructive actions, calibrated abstention for the rest.
+
+    ``p_failure`` is the share of judged predictions (the main one and its
+    samples) with a veto outcome; for a single prediction with token
+    log-probabilities, the probability of its failure (:mod:`.confidence`).
+    A destructive action (an action-level
+    hazard, or a verdict of ``risky``) is vetoed when the main prediction's
+    outcome is a veto outcome, as without calibration. Any other action is
+    vetoed only when ``p_failure`` reaches ``threshold`` (never when it is
+    ``None``), showing a failing prediction and its reason; below it the
+    action runs, marked uncertain when some prediction fails.
+    """
+    pairs = [(prediction.observation, verdict)] + [
+        (text, v) for text, v in zip(prediction.samples, samples, strict=False) if v is not None
+    ]
+    verdicts = [v for _, v in pairs]
+    failing = [i for i, v in enumerate(verdicts) if v.outcome in veto_outcomes]
+    n = len(verdicts)
+    p_failure = len(failing) / n
+    if n == 1:
+        from_tokens = token_p_failure(prediction, verdict, bool(failing))
+        p_failure = from_tokens if from_tokens is not None else p_failure
+    common: dict[str, Any] = {
+        "others": tuple(verdicts[1:]),
+        "score": sum(heuristic_score(v) for v in verdicts) / n,
+        "p_failure": p_failure,
+        "predictions": n,
+    }
+    if hazard is not None or verdict.outcome is Outcome.RISKY:
+        reason = verdict.reason or f"predicted {verdict.outcome.value}"
+        if hazard is not None and any(s.name == hazard.name for s in verdict.signals):
+            reason = f"{hazard.detail}: it destroys data if it succeeds, so it is blocked first"
+        return _Ruling(
+            veto=verdict.outcome in veto_outcomes,
+            outcome=verdict.outcome,
+            reason=reason,
+            verdict=verdict,
+            shown=prediction,
+            threshold=None,
+            **common,
+        )
+    if not failing:
+        return _Ruling(
+            veto=False,
+            outcome=verdict.outcome,
+            reason=verdict.reason or f"predicted {verdict.outcome.value}",
+            verdict=verdict,
+            shown=prediction,
+            threshold=threshold,
+            **common,
+        )
+    first = verdicts[failing[0]]
+    why = first.reason or f"predicted {first.outcome.value}"
+    if threshold is not None and p_failure >= threshold:
+        text = pairs[failing[0]][0]
+        shown = (
+            prediction if failing[0] == 0 else prediction.model_copy(update={"observation": text})
+        )
+        return _Ruling(
+            veto=True,
+            outcome=first.outcome,
+            reason=why,
+            verdict=first,
+            shown=shown,
+            threshold=threshold,
+            **common,
+        )
+    bar = (
+        f"below the veto threshold {threshold:.2f}"
+        if threshold is not None
+        else "and this model's predictions never veto (no threshold meets its false-veto budget)"
+    )
+    says = "the prediction says" if n == 1 else f"{len(failing)} of {n} predictions say"
+    return _Ruling(
+        veto=False,
+        outcome=Outcome.UNKNOWN,
+        reason=(
+            f"{says} it fails ({why}), but p_failure {p_failure:.2f} is {bar}: it runs, "
+            "with the prediction attached as uncertain"
+        ),
+        verdict=first,
+        shown=prediction,
+        threshold=threshold,
+        uncertain=True,
+        **common,
     )

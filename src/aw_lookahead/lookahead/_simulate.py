@@ -19,6 +19,7 @@ from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel, predict_s
 
 from ._decide import Failure, Judged
 from .judges import Judge, combine_verdicts
+from .types import Verdict
 
 __all__ = ["judge_prediction", "predict_actions"]
 
@@ -68,23 +69,50 @@ async def judge_prediction(
     deadline: float,
     deadline_s: float,
 ) -> Judged:
-    """Every judge's reading of ``prediction``, combined (or why there is none), and its time."""
+    """Every judge's reading of ``prediction`` and of each of its samples, and the time taken.
+
+    The main prediction's verdict decides whether the action was checked: if
+    its judges fail, the result is a failure. A sample whose judges fail is
+    left out (``None`` in ``samples``), never read as a pass.
+    """
     started = time.perf_counter()
     try:
         async with asyncio.timeout_at(deadline):
-            if len(judges) == 1:
-                verdicts = [await judges[0].judge(trajectory, action, prediction, task=task)]
+            if not prediction.samples:
+                verdict = await _judge(judges, trajectory, action, prediction, task)
+                samples: tuple[Verdict | None, ...] = ()
             else:
-                verdicts = list(
-                    await asyncio.gather(
-                        *(j.judge(trajectory, action, prediction, task=task) for j in judges)
-                    )
+                variants = [
+                    prediction.model_copy(update={"observation": text, "samples": []})
+                    for text in prediction.samples
+                ]
+                main, *rest = await asyncio.gather(
+                    _judge(judges, trajectory, action, prediction, task),
+                    *(_judge(judges, trajectory, action, v, task) for v in variants),
+                    return_exceptions=True,
                 )
-        verdict = combine_verdicts(verdicts)
+                if isinstance(main, BaseException):
+                    raise main
+                verdict = main
+                samples = tuple(v if isinstance(v, Verdict) else None for v in rest)
     except TimeoutError as exc:
         failure = Failure(f"the judges gave no verdict within the {deadline_s:g} s deadline", exc)
         return Judged(failure=failure, seconds=time.perf_counter() - started)
     except Exception as exc:  # JudgeError and broken judges: on_error decides, never a pass
         failure = Failure(f"{type(exc).__name__}: {exc}", exc)
         return Judged(failure=failure, seconds=time.perf_counter() - started)
-    return Judged(verdict=verdict, seconds=time.perf_counter() - started)
+    return Judged(verdict=verdict, samples=samples, seconds=time.perf_counter() - started)
+
+
+async def _judge(
+    judges: Sequence[Judge],
+    trajectory: Trajectory,
+    action: Action,
+    prediction: Prediction,
+    task: str | None,
+) -> Verdict:
+    if len(judges) == 1:
+        return combine_verdicts([await judges[0].judge(trajectory, action, prediction, task=task)])
+    return combine_verdicts(
+        await asyncio.gather(*(j.judge(trajectory, action, prediction, task=task) for j in judges))
+    )

@@ -40,6 +40,7 @@ signal, clipped to [0, 1]. Unsimulated survivors (unchecked, allowed by ``on_err
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -57,7 +58,9 @@ from aw_lookahead.worldmodel.base import (
 
 from ._decide import Candidate, EngineStats, Judged, Simulated, decide, heuristic_score
 from ._simulate import judge_prediction, predict_actions
+from .abstention import Abstention, served_model_name
 from .cache import PredictionCache, step_keys
+from .calibration import Calibration, VetoThreshold
 from .judges import Judge
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
@@ -71,7 +74,13 @@ from .safety import (
 )
 from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult, Signal
 
-__all__ = ["EngineStats", "Lookahead", "default_deadline", "heuristic_score"]
+__all__ = [
+    "EngineStats",
+    "Lookahead",
+    "default_deadline",
+    "heuristic_score",
+    "served_model_name",
+]
 
 SimulatePolicy = Literal["always", "risky", "never"]
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
@@ -104,6 +113,15 @@ class Lookahead:
     ``"fail_closed"`` (see :mod:`.safety`). ``deadline_s=None`` derives the
     deadline from the world model's and judges' ``timeout`` (see
     :func:`default_deadline`).
+
+    Confidence (:mod:`.calibration`): a non-destructive action is vetoed only
+    when its ``p_failure`` reaches the veto threshold: ``threshold`` if
+    given, else the one ``false_veto_budget`` reads off the model's
+    calibration curve, else the model's calibration file (``calibration``: a
+    :class:`~.calibration.Calibration` or a path; ``None`` looks the served
+    model's file up; ``False`` uses none), else
+    :data:`~.calibration.DEFAULT_THRESHOLD`. Below it the action runs,
+    marked ``uncertain`` and counted in :attr:`stats`.
     """
 
     def __init__(
@@ -117,8 +135,15 @@ class Lookahead:
         deadline_s: float | None = None,
         cache: PredictionCache | Literal[False] | None = None,
         veto_outcomes: Iterable[Outcome] = _DEFAULT_VETO,
+        threshold: float | None = None,
+        false_veto_budget: float | None = None,
+        calibration: Calibration | str | os.PathLike[str] | Literal[False] | None = None,
     ) -> None:
         check_world_model(world_model)
+        if threshold is not None and not 0.0 < threshold <= 1.0:
+            raise ConfigError(f"threshold must be in (0, 1], got {threshold!r}")
+        if false_veto_budget is not None and not 0.0 <= false_veto_budget <= 1.0:
+            raise ConfigError(f"false_veto_budget must be in [0, 1], got {false_veto_budget!r}")
         if simulate not in ("always", "risky", "never"):
             raise ConfigError(
                 f"simulate={simulate!r} is not valid; use 'always', 'risky' or 'never'"
@@ -145,6 +170,18 @@ class Lookahead:
         self.prompts = prompts_of(world_model)
         self.stats = EngineStats()
         self._warn = WarnOnce()
+        self._abstention = Abstention(
+            world_model, threshold=threshold, budget=false_veto_budget, calibration=calibration
+        )
+
+    @property
+    def veto_threshold(self) -> VetoThreshold:
+        """The veto threshold in force, and the calibration behind it (see :mod:`.calibration`).
+
+        Resolved once the served model's name is known (an ``OpenAIWorldModel``
+        learns it on its first call); until then the default applies.
+        """
+        return self._abstention.current()
 
     # ------------------------------------------------------------------ public API
 
@@ -298,11 +335,15 @@ class Lookahead:
         if not candidates:
             return []
         deadline = asyncio.get_running_loop().time() + self.deadline_s
+        veto = await self._abstention.resolve(deadline)
+        sampling = veto.calibration.request() if veto.calibration is not None else None
         step = prepare_step(self.world_model, trajectory, [c.action for c in candidates])
+        if sampling is not None:
+            step = step.with_sampling(sampling)
         simulated = await self._simulate(step, deadline)
         judged = await self._judge(trajectory, candidates, simulated, task, deadline)
         return [
-            self._decision(trajectory, c, s, j)
+            self._decision(trajectory, c, s, j, self._abstention.threshold_for(veto, s))
             for c, s, j in zip(candidates, simulated, judged, strict=True)
         ]
 
@@ -311,8 +352,9 @@ class Lookahead:
         world-model call (identical actions, by cache key, asked once)."""
         n = len(step.actions)
         cache = self.cache
+        sampling = step.sampling.key() if step.sampling is not None else ""
         keys = (
-            step_keys(self.world_model.model_id, step)
+            step_keys(self.world_model.model_id + sampling, step)
             if cache is not None
             else [str(i) for i in range(n)]
         )
@@ -403,13 +445,21 @@ class Lookahead:
         candidate: Candidate,
         simulated: Simulated,
         judged: Judged | None,
+        threshold: float | None,
     ) -> Decision:
         hazard = action_hazard(self.router, trajectory, candidate.action)
         decision = decide(
-            candidate, simulated, judged, veto_outcomes=self.veto_outcomes, hazard=hazard
+            candidate,
+            simulated,
+            judged,
+            veto_outcomes=self.veto_outcomes,
+            hazard=hazard,
+            threshold=threshold,
         )
         if judged is None or judged.verdict is None:
             self.stats.errors += 1
             cause = classify_error(decision.error, judged=simulated.prediction is not None)
             return self._unchecked(decision, cause, hazard)
+        if decision.uncertain:
+            self.stats.uncertain += 1
         return decision
