@@ -242,3 +242,22 @@ async def test_the_engine_reads_its_model_file(
     assert ran.kind is DecisionKind.EXECUTE
     assert ran.uncertain
     assert none.stats.uncertain == 1
+
+
+def test_the_shipped_calibration_is_the_adapters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded file applies to merged-adapter weights, never to the raw base or unknowns."""
+    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
+    from aw_lookahead.lookahead import calibration as module
+
+    monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(CALIBRATION_ENV, raising=False)
+    shipped = _file(tmp_path, EMBEDDED_MODEL_NAME)
+    monkeypatch.setattr(module, "embedded_calibration_path", lambda: shipped)
+    merged = str(embedded_model_dir())
+    raw = str(embedded_model_dir(base_only=True))
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root=merged) is not None
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root="") is not None
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root=raw) is None
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root=None) is None

@@ -27,6 +27,8 @@ from .safety import logger
 
 __all__ = ["Abstention", "served_model_name"]
 
+_ASK_S = 2.0  # how long a step waits to learn the served model; a slow server gets the default
+
 
 def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
@@ -86,17 +88,28 @@ class Abstention:
             lookup=self._calibration is None,
             served_root=_str_or_none(getattr(self.world_model, "served_root", None)),
         )
-        if model is not None or self._calibration is not None or self._threshold_arg is not None:
+        weights_known = getattr(self.world_model, "served_root", "") is not None
+        if (
+            self._calibration is not None
+            or self._threshold_arg is not None
+            or (model is not None and weights_known)
+        ):
             self._veto = found
         return found
 
     async def resolve(self, deadline: float) -> VetoThreshold:
-        """:meth:`current`, after asking the server for the model's name if it is unknown."""
-        if self._veto is None and served_model_name(self.world_model) is None:
+        """:meth:`current`, after asking the server which model it serves (name and weights,
+        the shipped embedded calibration depends on both) when that is not known yet."""
+        unknown = served_model_name(self.world_model) is None or (
+            getattr(self.world_model, "served_root", "") is None  # which weights: not asked yet
+        )
+        if self._veto is None and unknown:
             resolve = getattr(self.world_model, "resolve_model", None)
             if callable(resolve):
+                loop = asyncio.get_running_loop()
+                until = min(deadline, loop.time() + _ASK_S)
                 with contextlib.suppress(Exception):  # the step itself reports a dead server
-                    async with asyncio.timeout_at(deadline):
+                    async with asyncio.timeout_at(until):
                         await resolve()
         return self.current()
 

@@ -249,9 +249,10 @@ def find_calibration(
     Looks in ``$AW_LOOKAHEAD_CALIBRATION`` (a file, used when its ``model``
     matches, or a folder of ``<model>.json``), then in the user's cache, then
     for the embedded model the file shipped beside its adapter. That last one
-    is the adapter's: a server that reports serving the raw base model's
-    folder (vLLM's ``root``, as ``serve --local --base-only`` and the tests'
-    server do) does not get it.
+    is the adapter's: it applies only once the served weights are known
+    (``served_root``: vLLM's ``root``, ``""`` when the server reports none),
+    and not to a server that reports the raw base model's folder (as
+    ``serve --local --base-only`` and the tests' server do).
     """
     if not model:
         return None
@@ -261,16 +262,21 @@ def find_calibration(
         where = Path(env).expanduser()
         candidates.append(where / f"{_file_name(model)}.json" if where.is_dir() else where)
     candidates.append(user_calibration_path(model))
-    if model in _embedded_names():
+    embedded = model in _embedded_names()
+    if embedded and served_root is not None and not _serves_raw_base(served_root):
         candidates.append(embedded_calibration_path())
     for path in candidates:
         if path.is_file():
             found = load_calibration(path)
-            if found.model == model or (
-                model in _embedded_names() and found.model in _embedded_names()
-            ):
+            if found.model == model or (embedded and found.model in _embedded_names()):
                 return found
     return None
+
+
+def _serves_raw_base(served_root: str) -> bool:
+    from aw_lookahead.embedded import embedded_model_dir
+
+    return bool(served_root) and Path(served_root).name == embedded_model_dir(base_only=True).name
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,7 +144,8 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
         self._max_model_len: int | None = None
-        self.served_root: str | None = None  # the weights the server reports (vLLM's root)
+        # The weights the server reports (vLLM's root); "" when it reports none, None until asked.
+        self.served_root: str | None = None
         self._models_checked = False
 
     # ------------------------------------------------------------------ event loops
@@ -207,7 +208,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         if match is None:
             raise ModelNotServedError(self._model, [m.id for m in models], self.base_url)
         self._max_model_len = match.max_model_len
-        self.served_root = match.root
+        self.served_root = match.root or ""
         self._models_checked = True
         return self._model
 
