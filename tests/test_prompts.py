@@ -15,6 +15,7 @@ from aw_lookahead.prompts import (
     default_prompts,
     history_messages,
     parse_reply,
+    render,
     render_messages,
 )
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
@@ -186,6 +187,83 @@ def test_overrides_from_a_folder(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(ConfigError, match="holds no prompt file"):
         PromptSet(empty)
+
+
+# ----------------------------------------------------------------------------- incremental
+
+
+def _full(traj: Trajectory, brief: bool = False) -> list[dict[str, str]]:
+    return list(render._full_history(traj, None, 0, brief).messages)
+
+
+_actions = st.one_of(
+    st.sampled_from(["ls", "cat a.txt", "git status"]),
+    st.builds(
+        lambda name, path: {"name": name, "arguments": {"path": path}},
+        st.sampled_from(["read_file", "write_file", "other"]),
+        st.sampled_from(["/a", "/b"]),
+    ),
+    st.builds(lambda k: [{"keystrokes": k, "duration": 0.1}], st.sampled_from(["ls\n", "pwd\n"])),
+)
+_turns = st.lists(
+    st.builds(
+        Turn,
+        action=_actions,
+        observation=st.text(max_size=20),
+        prompt=st.one_of(st.none(), st.just("RAW")),
+    ),
+    max_size=8,
+)
+
+
+@given(_turns, st.integers(0, 8), st.booleans(), st.sampled_from(["mcp", "terminal"]))
+def test_incremental_history_is_the_full_rendering(
+    turns: list[Turn], cut: int, brief: bool, domain: str
+) -> None:
+    """Each growth step, a branch off a remembered prefix, and a rebuilt turn render as in full."""
+    base = Trajectory(domain=domain, task="t", initial_state="s", tools=[READ, WRITE])
+    traj = base
+    for turn in turns:
+        traj = traj.model_copy(update={"turns": [*traj.turns, turn]})
+        got = render._history(traj, None, 0, brief)
+        assert list(got.messages) == _full(traj, brief)
+        assert got.size_bytes == sum(len(m["content"].encode()) + 8 for m in got.messages)
+    branch = traj.prefix(min(cut, len(turns))).with_turn("echo branch", "branch")
+    assert list(render._history(branch, None, 0, brief).messages) == _full(branch, brief)
+    if turns:
+        rebuilt = [t.model_copy() for t in traj.turns]
+        rebuilt[0] = rebuilt[0].model_copy(update={"observation": "changed"})
+        again = traj.model_copy(update={"turns": rebuilt})
+        assert list(render._history(again, None, 0, brief).messages) == _full(again, brief)
+
+
+def test_history_keys_chain_and_tell_renderings_apart() -> None:
+    traj = _mcp(3)
+    key = render._history(traj, None, 0, False).key
+    assert key == render._history(_mcp(3), None, 0, False).key, "equal content, equal key"
+    longer = traj.with_turn("ls", "x")
+    assert render._history(longer, None, 0, False).key not in (None, key)
+    changed = traj.model_copy(update={"task": "another task"})
+    assert render._history(changed, None, 0, False).key != key
+    assert render._history(traj, None, 2, False).key is None, "trimmed renderings have none"
+
+
+def test_a_rebuilt_turn_is_rendered_afresh() -> None:
+    traj = _traj(3)
+    before = history_messages(traj)
+    turns = list(traj.turns)
+    turns[1] = turns[1].model_copy(update={"observation": "rewritten"})
+    after = history_messages(traj.model_copy(update={"turns": turns}))
+    assert after != before
+    assert after[:3] == before[:3]
+    assert "rewritten" in after[4]["content"]
+
+
+def test_handed_out_messages_are_copies() -> None:
+    traj = _traj(2)
+    history_messages(traj)[1]["content"] = "mutated"
+    render_messages(traj, "ls")[1]["content"] = "mutated"
+    assert history_messages(traj) == _full(traj)
 
 
 # ----------------------------------------------------------------------------- parser

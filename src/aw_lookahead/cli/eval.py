@@ -26,6 +26,7 @@ from ._common import (
     prompts_from_args,
     world_model_from_args,
 )
+from .calibrate import register_calibrate
 
 OURS_MAX_TOKENS = 4096
 OURS_TIMEOUT_S = 60.0
@@ -41,6 +42,7 @@ def register(subparsers: Any) -> None:
         "are read as well.",
     )
     sub = parser.add_subparsers(dest="eval_verb", metavar="STEP", required=True)
+    register_calibrate(sub)
 
     p_run = sub.add_parser("run", help="predict every sample (resumable)")
     p_run.add_argument("--data", required=True, help="AgentWorldBench JSONL file or folder")

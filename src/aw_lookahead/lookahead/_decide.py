@@ -1,11 +1,12 @@
-"""From a simulated action to a :class:`Decision`: the per-action slot, scoring, and stats.
+"""From a simulated action to a :class:`Decision`: the step's values, scoring, and stats.
 
-The engine (:mod:`.engine`) schedules the world-model and judge calls of a
-step; this module holds what it fills in for each action (:class:`Slot`), the
-counters it keeps (:class:`EngineStats`), and the pure mapping from a filled
-slot to a :class:`Decision` with its :func:`heuristic_score`. Kept apart so
-the scheduling and the decision rules can be read (and tested) separately;
-:mod:`.engine` re-exports the public names.
+The engine (:mod:`.engine`) schedules a step's world-model and judge calls
+(:mod:`._simulate`); each returns a value (:class:`Simulated`, :class:`Judged`)
+and this module maps a :class:`Candidate` with those values to a
+:class:`Decision` (:func:`decide`, with its :func:`heuristic_score`), a pure
+function. It also holds the counters the engine keeps (:class:`EngineStats`).
+Kept apart so the scheduling and the decision rules can be read (and tested)
+separately; :mod:`.engine` re-exports the public names.
 """
 
 from __future__ import annotations
@@ -17,11 +18,21 @@ from typing import Any
 from aw_lookahead.trajectory import Action
 from aw_lookahead.worldmodel.base import Prediction
 
+from .confidence import token_p_failure
 from .routing import Route
 from .safety import ErrorPolicy
 from .types import Decision, DecisionKind, Outcome, Signal, Verdict
 
-__all__ = ["EngineStats", "ErrorPolicy", "Slot", "decide", "heuristic_score"]
+__all__ = [
+    "Candidate",
+    "EngineStats",
+    "ErrorPolicy",
+    "Failure",
+    "Judged",
+    "Simulated",
+    "decide",
+    "heuristic_score",
+]
 
 _BASE_SCORE = {
     Outcome.SUCCESS: 0.75,
@@ -50,7 +61,8 @@ class EngineStats:
     routed past simulation by ``simulate="never"``) ``unchecked`` ran
     without a check and ``blocked_unchecked`` were vetoed by ``on_error``;
     ``causes`` counts them by cause (``unreachable``, ``deadline``,
-    ``context``, ...).
+    ``context``, ...). ``uncertain`` counts actions that ran although some
+    prediction said they fail (``p_failure`` below the veto threshold).
     """
 
     actions: int = 0
@@ -60,41 +72,78 @@ class EngineStats:
     errors: int = 0
     unchecked: int = 0
     blocked_unchecked: int = 0
+    uncertain: int = 0
     causes: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
-class Slot:
-    """One action to simulate in a step, and what became of it.
-
-    ``error`` is the failure as text; ``exception`` the exception behind it,
-    when there was one (a world model's typed error, a judge's, a deadline).
-    """
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One action a step asks about: where it sits in the caller's list, how it was routed."""
 
     action: Action
     index: int
     route: Route | None = None
-    key: str | None = None
-    prediction: Prediction | None = None
-    cached: bool = False
-    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a call gave no value: the text, and the exception behind it when there was one."""
+
+    error: str
     exception: BaseException | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Simulated:
+    """What the world model (or the cache) gave for one action: a prediction or a failure."""
+
+    prediction: Prediction | None = None
+    failure: Failure | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the judges made of one prediction: a verdict or a failure, and how long it took.
+
+    ``samples`` holds the verdict on each of the prediction's samples, in
+    order (``None`` where its judges failed).
+    """
+
     verdict: Verdict | None = None
-    judge_s: float = 0.0
+    failure: Failure | None = None
+    seconds: float = 0.0
+    samples: tuple[Verdict | None, ...] = ()
 
 
-def decide(slot: Slot, *, veto_outcomes: Set[Outcome]) -> Decision:
-    """The decision for a filled slot.
+def decide(
+    candidate: Candidate,
+    simulated: Simulated,
+    judged: Judged | None,
+    *,
+    veto_outcomes: Set[Outcome],
+    hazard: Signal | None = None,
+    threshold: float | None = 1.0,
+) -> Decision:
+    """The decision for one candidate from what its step computed.
 
     Without a verdict the decision is ``unsimulated`` with the error; the
-    engine then applies its ``on_error`` policy (:mod:`.safety`).
+    engine then applies its ``on_error`` policy (:mod:`.safety`). ``hazard``
+    (an action-level judge's signal) joins the signals of a judged decision
+    unless a judge already gave one of its name. ``threshold`` is the
+    ``p_failure`` that vetoes a non-destructive action (:func:`_rule`).
     """
-    pred = slot.prediction
-    meta: dict[str, Any] = {"route": slot.route.model_dump()} if slot.route else {}
-    tokens = pred.usage.total_tokens if pred is not None and not slot.cached else 0
-    latency = (pred.latency_s if pred is not None and not slot.cached else 0.0) + slot.judge_s
-    if slot.verdict is None:
-        error = slot.error or "no verdict"
+    pred = simulated.prediction
+    meta: dict[str, Any] = {"route": candidate.route.model_dump()} if candidate.route else {}
+    fresh = pred is not None and not simulated.cached
+    tokens = pred.usage.total_tokens if pred is not None and fresh else 0
+    judge_s = judged.seconds if judged is not None else 0.0
+    latency = (pred.latency_s if pred is not None and fresh else 0.0) + judge_s
+    verdict = judged.verdict if judged is not None else None
+    if verdict is None:
+        failure = judged.failure if judged is not None else simulated.failure
+        error = failure.error if failure is not None else "no verdict"
+        exception = failure.exception if failure is not None else None
         signal = Signal(
             source="engine",
             name="engine.judge_error" if pred is not None else "engine.world_model_error",
@@ -102,35 +151,155 @@ def decide(slot: Slot, *, veto_outcomes: Set[Outcome]) -> Decision:
             detail=error,
         )
         return Decision(
-            action=slot.action,
+            action=candidate.action,
             kind=DecisionKind.UNSIMULATED,
             reason=f"the {'judges' if pred is not None else 'world model'} failed: {error}",
             signals=[signal],
             prediction=pred,
             latency_s=latency,
             tokens=tokens,
-            cached=slot.cached,
+            cached=simulated.cached,
             error=error,
-            error_type=type(slot.exception).__name__ if slot.exception is not None else None,
-            exception=slot.exception,
-            index=slot.index,
+            error_type=type(exception).__name__ if exception is not None else None,
+            exception=exception,
+            index=candidate.index,
             metadata=meta,
         )
-    verdict = slot.verdict
-    veto = verdict.outcome in veto_outcomes
-    reason = verdict.reason or f"predicted {verdict.outcome.value}"
+    assert pred is not None
+    samples = judged.samples if judged is not None else ()
+    rule = _rule(pred, verdict, samples, veto_outcomes, hazard, threshold)
+    signals = list(rule.verdict.signals)
+    if hazard is not None and hazard.name not in {s.name for s in signals}:
+        signals.append(hazard)
     return Decision(
-        action=slot.action,
-        kind=DecisionKind.VETO if veto else DecisionKind.EXECUTE,
-        outcome=verdict.outcome,
-        reason=reason,
-        signals=verdict.signals,
-        prediction=pred,
-        score=heuristic_score(verdict),
+        action=candidate.action,
+        kind=DecisionKind.VETO if rule.veto else DecisionKind.EXECUTE,
+        outcome=rule.outcome,
+        reason=rule.reason,
+        signals=signals,
+        prediction=rule.shown,
+        score=rule.score,
         progress=verdict.progress,
         latency_s=latency,
-        tokens=tokens + verdict.tokens,
-        cached=slot.cached,
-        index=slot.index,
+        tokens=tokens + verdict.tokens + sum(v.tokens for v in rule.others),
+        cached=simulated.cached,
+        p_failure=rule.p_failure,
+        predictions=rule.predictions,
+        threshold=rule.threshold,
+        uncertain=rule.uncertain,
+        index=candidate.index,
         metadata=meta,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ruling:
+    """What the veto rule made of an action's judged predictions."""
+
+    veto: bool
+    outcome: Outcome
+    reason: str
+    verdict: Verdict  # the verdict whose evidence the decision shows
+    shown: Prediction  # the prediction the decision shows (a failing one for a veto)
+    others: tuple[Verdict, ...]  # the samples' verdicts
+    score: float
+    p_failure: float
+    predictions: int
+    threshold: float | None
+    uncertain: bool = False
+
+
+def _rule(
+    prediction: Prediction,
+    verdict: Verdict,
+    samples: tuple[Verdict | None, ...],
+    veto_outcomes: Set[Outcome],
+    hazard: Signal | None,
+    threshold: float | None,
+) -> _Ruling:
+    """The veto rule: fail-safe for destructive actions, calibrated abstention for the rest.
+
+    ``p_failure`` is the share of judged predictions (the main one and its
+    samples) with a veto outcome; for a single prediction with token
+    log-probabilities, the probability of its failure (:mod:`.confidence`).
+    A destructive action (an action-level
+    hazard, or a verdict of ``risky``) is vetoed when the main prediction's
+    outcome is a veto outcome, as without calibration. Any other action is
+    vetoed only when ``p_failure`` reaches ``threshold`` (never when it is
+    ``None``), showing a failing prediction and its reason; below it the
+    action runs, marked uncertain when some prediction fails.
+    """
+    pairs = [(prediction.observation, verdict)] + [
+        (text, v) for text, v in zip(prediction.samples, samples, strict=False) if v is not None
+    ]
+    verdicts = [v for _, v in pairs]
+    failing = [i for i, v in enumerate(verdicts) if v.outcome in veto_outcomes]
+    n = len(verdicts)
+    p_failure = len(failing) / n
+    if n == 1:
+        from_tokens = token_p_failure(prediction, verdict, bool(failing))
+        p_failure = from_tokens if from_tokens is not None else p_failure
+    common: dict[str, Any] = {
+        "others": tuple(verdicts[1:]),
+        "score": sum(heuristic_score(v) for v in verdicts) / n,
+        "p_failure": p_failure,
+        "predictions": n,
+    }
+    if hazard is not None or verdict.outcome is Outcome.RISKY:
+        reason = verdict.reason or f"predicted {verdict.outcome.value}"
+        if hazard is not None and any(s.name == hazard.name for s in verdict.signals):
+            reason = f"{hazard.detail}: it destroys data if it succeeds, so it is blocked first"
+        return _Ruling(
+            veto=verdict.outcome in veto_outcomes,
+            outcome=verdict.outcome,
+            reason=reason,
+            verdict=verdict,
+            shown=prediction,
+            threshold=None,
+            **common,
+        )
+    if not failing:
+        return _Ruling(
+            veto=False,
+            outcome=verdict.outcome,
+            reason=verdict.reason or f"predicted {verdict.outcome.value}",
+            verdict=verdict,
+            shown=prediction,
+            threshold=threshold,
+            **common,
+        )
+    first = verdicts[failing[0]]
+    why = first.reason or f"predicted {first.outcome.value}"
+    if threshold is not None and p_failure >= threshold:
+        text = pairs[failing[0]][0]
+        shown = (
+            prediction if failing[0] == 0 else prediction.model_copy(update={"observation": text})
+        )
+        return _Ruling(
+            veto=True,
+            outcome=first.outcome,
+            reason=why,
+            verdict=first,
+            shown=shown,
+            threshold=threshold,
+            **common,
+        )
+    bar = (
+        f"below the veto threshold {threshold:.2f}"
+        if threshold is not None
+        else "and this model's predictions never veto (no threshold meets its false-veto budget)"
+    )
+    says = "the prediction says" if n == 1 else f"{len(failing)} of {n} predictions say"
+    return _Ruling(
+        veto=False,
+        outcome=Outcome.UNKNOWN,
+        reason=(
+            f"{says} it fails ({why}), but p_failure {p_failure:.2f} is {bar}: it runs, "
+            "with the prediction attached as uncertain"
+        ),
+        verdict=first,
+        shown=prediction,
+        threshold=threshold,
+        uncertain=True,
+        **common,
     )

@@ -1,14 +1,16 @@
 """Prediction cache: identical (model, prompt, history, action, call index) costs no model call.
 
-The key is a SHA-256 over the world model's ``model_id``, the rendered chat
-messages (system prompt, history and the action's turn, exactly what the
-model would see, the called tool's definition included in the compact MCP
-layout) and the *call index*: how many identical actions the history already
-holds. The messages are the step's own rendering (:class:`~aw_lookahead.
-worldmodel.base.Step`), made once per step and also sent to the server, so
-the key cannot drift from the request. The call index keeps ``ls`` at turn 9
-apart from ``ls`` at turn 2 even if a renderer ever dropped old turns, so a
-repeated call is simulated afresh rather than collapsed into the first one.
+The key is a SHA-256 over the world model's ``model_id`` and the rendered
+chat messages (system prompt, every history turn and the action's turn,
+exactly what the model would see untrimmed, the called tool's definition
+included in the compact MCP layout), each field length-prefixed. The messages
+are the step's own rendering (:class:`~aw_lookahead.worldmodel.base.Step`),
+made once per step and also sent to the server, so the key cannot drift from
+the request. The history's part is chained turn by turn
+(:mod:`aw_lookahead.prompts.history`), so a step's keys cost the same at
+turn 500 as at turn 5; since every turn is in the key, ``ls`` at turn 9
+never collapses into ``ls`` at turn 2. Keys carry a version: entries written
+under an older key scheme simply miss.
 
 Guarantees: an in-memory LRU of ``maxsize`` entries; with ``path`` an
 append-only JSONL file that survives restarts and can be shared by several
@@ -38,7 +40,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -58,20 +60,34 @@ def call_index(trajectory: Trajectory, action: Action) -> int:
 
 
 def step_keys(model_id: str, step: Step) -> list[str]:
-    """The cache key of each action of ``step``, from its rendering (history hashed once)."""
+    """The cache key of each action of ``step``, from its rendering.
+
+    The history's part is its chained key (:mod:`aw_lookahead.prompts.history`),
+    which covers every rendered turn, so a step hashes only what is new: the
+    model id and each action's last turn.
+    """
     rendered = step.messages
-    digest = hashlib.sha256(model_id.encode())
-    for message in rendered.history:
-        digest.update(b"\x00" + message["role"].encode() + b"\x00")
-        digest.update(message["content"].encode())
-    seen = Counter(action_text(t.action) for t in step.trajectory.turns)
+    history = rendered.history_key
+    if history is None:  # a rendering made without the incremental renderer
+        digest = hashlib.sha256()
+        for message in rendered.history:
+            digest.update(_field(message["role"]) + _field(message["content"]))
+        history = digest.hexdigest()
+    base = hashlib.sha256(_KEY_VERSION + _field(model_id) + _field(history))
     keys: list[str] = []
-    for action, last in zip(step.actions, rendered.last, strict=True):
-        one = digest.copy()
-        one.update(b"\x00" + last["role"].encode() + b"\x00" + last["content"].encode())
-        one.update(f"\x00#{seen[action_text(action)]}".encode())
+    for last in rendered.last:
+        one = base.copy()
+        one.update(_field(last["role"]) + _field(last["content"]))
         keys.append(one.hexdigest())
     return keys
+
+
+_KEY_VERSION = b"aw-lookahead cache v2\x00"
+
+
+def _field(text: str) -> bytes:
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data).to_bytes(8, "big") + data
 
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024

@@ -40,18 +40,27 @@ signal, clipped to [0, 1]. Unsimulated survivors (unchecked, allowed by ``on_err
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError, UsageError
 from aw_lookahead.trajectory import Action, Trajectory
-from aw_lookahead.worldmodel.base import WorldModel, check_world_model, prepare_step, prompts_of
+from aw_lookahead.worldmodel.base import (
+    Prediction,
+    Step,
+    WorldModel,
+    check_world_model,
+    prepare_step,
+    prompts_of,
+)
 
-from ._decide import EngineStats, decide, heuristic_score
-from ._decide import Slot as _Slot
-from ._simulate import judge_slot, predict_groups
+from ._decide import Candidate, EngineStats, Judged, Simulated, decide, heuristic_score
+from ._simulate import judge_prediction, predict_actions
+from .abstention import Abstention, served_model_name
 from .cache import PredictionCache, step_keys
+from .calibration import Calibration, VetoThreshold
 from .judges import Judge
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
@@ -63,9 +72,15 @@ from .safety import (
     classify_error,
     unchecked_decision,
 )
-from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult
+from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult, Signal
 
-__all__ = ["EngineStats", "Lookahead", "default_deadline", "heuristic_score"]
+__all__ = [
+    "EngineStats",
+    "Lookahead",
+    "default_deadline",
+    "heuristic_score",
+    "served_model_name",
+]
 
 SimulatePolicy = Literal["always", "risky", "never"]
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
@@ -98,6 +113,15 @@ class Lookahead:
     ``"fail_closed"`` (see :mod:`.safety`). ``deadline_s=None`` derives the
     deadline from the world model's and judges' ``timeout`` (see
     :func:`default_deadline`).
+
+    Confidence (:mod:`.calibration`): a non-destructive action is vetoed only
+    when its ``p_failure`` reaches the veto threshold: ``threshold`` if
+    given, else the one ``false_veto_budget`` reads off the model's
+    calibration curve, else the model's calibration file (``calibration``: a
+    :class:`~.calibration.Calibration` or a path; ``None`` looks the served
+    model's file up; ``False`` uses none), else
+    :data:`~.calibration.DEFAULT_THRESHOLD`. Below it the action runs,
+    marked ``uncertain`` and counted in :attr:`stats`.
     """
 
     def __init__(
@@ -111,8 +135,15 @@ class Lookahead:
         deadline_s: float | None = None,
         cache: PredictionCache | Literal[False] | None = None,
         veto_outcomes: Iterable[Outcome] = _DEFAULT_VETO,
+        threshold: float | None = None,
+        false_veto_budget: float | None = None,
+        calibration: Calibration | str | os.PathLike[str] | Literal[False] | None = None,
     ) -> None:
         check_world_model(world_model)
+        if threshold is not None and not 0.0 < threshold <= 1.0:
+            raise ConfigError(f"threshold must be in (0, 1], got {threshold!r}")
+        if false_veto_budget is not None and not 0.0 <= false_veto_budget <= 1.0:
+            raise ConfigError(f"false_veto_budget must be in [0, 1], got {false_veto_budget!r}")
         if simulate not in ("always", "risky", "never"):
             raise ConfigError(
                 f"simulate={simulate!r} is not valid; use 'always', 'risky' or 'never'"
@@ -139,6 +170,18 @@ class Lookahead:
         self.prompts = prompts_of(world_model)
         self.stats = EngineStats()
         self._warn = WarnOnce()
+        self._abstention = Abstention(
+            world_model, threshold=threshold, budget=false_veto_budget, calibration=calibration
+        )
+
+    @property
+    def veto_threshold(self) -> VetoThreshold:
+        """The veto threshold in force, and the calibration behind it (see :mod:`.calibration`).
+
+        Resolved once the served model's name is known (an ``OpenAIWorldModel``
+        learns it on its first call); until then the default applies.
+        """
+        return self._abstention.current()
 
     # ------------------------------------------------------------------ public API
 
@@ -149,19 +192,19 @@ class Lookahead:
         actions = list(actions)
         self.stats.actions += len(actions)
         decisions: list[Decision | None] = [None] * len(actions)
-        slots: list[_Slot] = []
+        todo: list[Candidate] = []
         for i, action in enumerate(actions):
             if self.simulate == "never":
                 skipped = self._skipped(action, i, "simulate='never'")
-                decisions[i] = self._unchecked(trajectory, skipped, "not_simulated")
+                decisions[i] = self._not_simulated(trajectory, skipped)
                 continue
             route = self.router.route(trajectory, action) if self.simulate == "risky" else None
             if route is not None and route.read_only:
                 decisions[i] = self._skipped(action, i, route.reason, route)
                 continue
-            slots.append(_Slot(action=action, index=i, route=route))
-        for slot, decision in zip(slots, await self._run(trajectory, slots, task), strict=True):
-            decisions[slot.index] = decision
+            todo.append(Candidate(action, i, route))
+        for candidate, decision in zip(todo, await self._run(trajectory, todo, task), strict=True):
+            decisions[candidate.index] = decision
         return [d for d in decisions if d is not None]
 
     async def select(
@@ -174,9 +217,7 @@ class Lookahead:
         self.stats.actions += len(candidates)
         if self.simulate == "never":
             decided = [
-                self._unchecked(
-                    trajectory, self._skipped(a, i, "simulate='never'"), "not_simulated"
-                )
+                self._not_simulated(trajectory, self._skipped(a, i, "simulate='never'"))
                 for i, a in enumerate(candidates)
             ]
             kept = [d for d in decided if d.executes]
@@ -189,15 +230,18 @@ class Lookahead:
                 if kept
                 else "simulate='never': every candidate may be destructive",
             )
-        slots = [_Slot(action=a, index=i) for i, a in enumerate(candidates)]
-        decisions = await self._run(trajectory, slots, task)
-        survivors = [d for d in decisions if d.executes]
-        pruned = [d for d in decisions if not d.executes]
-        survivors.sort(
-            key=lambda d: (d.kind is DecisionKind.UNSIMULATED, -(d.score or 0.0), d.index)
+        decisions = await self._run(
+            trajectory, [Candidate(a, i) for i, a in enumerate(candidates)], task
         )
-        for rank, d in enumerate(survivors):
-            d.metadata["rank"] = rank
+        ordered = sorted(
+            (d for d in decisions if d.executes),
+            key=lambda d: (d.kind is DecisionKind.UNSIMULATED, -(d.score or 0.0), d.index),
+        )
+        survivors = [
+            d.model_copy(update={"metadata": {**d.metadata, "rank": rank}})
+            for rank, d in enumerate(ordered)
+        ]
+        pruned = [d for d in decisions if not d.executes]
         chosen = survivors[0] if survivors else None
         if chosen is not None:
             how = f"score {chosen.score:.2f}" if chosen.score is not None else "unsimulated"
@@ -236,7 +280,7 @@ class Lookahead:
         traj = trajectory
         steps: list[Decision] = []
         for i, action in enumerate(steps_plan):
-            [decision] = await self._run(traj, [_Slot(action=action, index=i)], task)
+            [decision] = await self._run(traj, [Candidate(action, i)], task)
             steps.append(decision)
             if decision.prediction is not None:
                 traj = traj.with_turn(action, decision.prediction.observation, predicted=True)
@@ -285,53 +329,90 @@ class Lookahead:
     # ------------------------------------------------------------------ the step
 
     async def _run(
-        self, trajectory: Trajectory, slots: list[_Slot], task: str | None
+        self, trajectory: Trajectory, candidates: list[Candidate], task: str | None
     ) -> list[Decision]:
-        if not slots:
+        """One step: simulate the candidates, judge their predictions, decide each."""
+        if not candidates:
             return []
         deadline = asyncio.get_running_loop().time() + self.deadline_s
-        step = prepare_step(self.world_model, trajectory, [s.action for s in slots])
+        veto = await self._abstention.resolve(deadline)
+        sampling = veto.calibration.request() if veto.calibration is not None else None
+        step = prepare_step(self.world_model, trajectory, [c.action for c in candidates])
+        if sampling is not None:
+            step = step.with_sampling(sampling)
+        simulated = await self._simulate(step, deadline)
+        judged = await self._judge(trajectory, candidates, simulated, task, deadline)
+        return [
+            self._decision(trajectory, c, s, j, self._abstention.threshold_for(veto, s))
+            for c, s, j in zip(candidates, simulated, judged, strict=True)
+        ]
+
+    async def _simulate(self, step: Step, deadline: float) -> list[Simulated]:
+        """What each action of ``step`` is predicted to do: cache hits first, the rest in one
+        world-model call (identical actions, by cache key, asked once)."""
+        n = len(step.actions)
+        cache = self.cache
+        sampling = step.sampling.key() if step.sampling is not None else ""
+        keys = (
+            step_keys(self.world_model.model_id + sampling, step)
+            if cache is not None
+            else [str(i) for i in range(n)]
+        )
+        found: dict[int, Simulated] = {}
         misses: dict[str, list[int]] = {}
-        if self.cache is not None:
-            for i, (slot, key) in enumerate(
-                zip(slots, step_keys(self.world_model.model_id, step), strict=True)
-            ):
-                slot.key = key
-                hit = self.cache.get(key)
-                if hit is not None:
-                    slot.prediction, slot.cached = hit, True
-                    self.stats.cache_hits += 1
-                else:
-                    misses.setdefault(key, []).append(i)
-        else:
-            misses = {str(i): [i] for i in range(len(slots))}
+        for i, key in enumerate(keys):
+            hit = cache.get(key) if cache is not None else None
+            if hit is not None:
+                found[i] = Simulated(prediction=hit, cached=True)
+                self.stats.cache_hits += 1
+            else:
+                misses.setdefault(key, []).append(i)
         if misses:
             firsts = [group[0] for group in misses.values()]
-            if len(firsts) < len(slots):
-                step = step.select(firsts)
-            groups = [[slots[i] for i in group] for group in misses.values()]
-            self.stats.model_calls += len(groups)
-            await predict_groups(
-                self.world_model, step, groups, deadline=deadline, deadline_s=self.deadline_s
+            asked = step.select(firsts) if len(firsts) < n else step
+            self.stats.model_calls += len(misses)
+            results = await predict_actions(
+                self.world_model, asked, deadline=deadline, deadline_s=self.deadline_s
             )
-            if self.cache is not None:
-                for group in groups:
-                    first = group[0]
-                    if first.prediction is not None and first.key:
-                        self.cache.put(first.key, first.prediction)
-        judged = [s for s in slots if s.prediction is not None]
+            for (key, group), result in zip(misses.items(), results, strict=True):
+                if isinstance(result, Prediction):
+                    if cache is not None:
+                        cache.put(key, result)
+                    simulated = Simulated(prediction=result)
+                else:
+                    simulated = Simulated(failure=result)
+                for i in group:
+                    found[i] = simulated
+        return [found[i] for i in range(n)]
+
+    async def _judge(
+        self,
+        trajectory: Trajectory,
+        candidates: Sequence[Candidate],
+        simulated: Sequence[Simulated],
+        task: str | None,
+        deadline: float,
+    ) -> list[Judged | None]:
+        """The judges' reading of each prediction (``None`` where there is no prediction)."""
         task = task or trajectory.task
-        judging = [
-            judge_slot(
-                self.judges, trajectory, s, task=task, deadline=deadline, deadline_s=self.deadline_s
+        asked = [(i, s.prediction) for i, s in enumerate(simulated) if s.prediction is not None]
+        calls = [
+            judge_prediction(
+                self.judges,
+                trajectory,
+                candidates[i].action,
+                prediction,
+                task=task,
+                deadline=deadline,
+                deadline_s=self.deadline_s,
             )
-            for s in judged
+            for i, prediction in asked
         ]
-        if len(judging) == 1:
-            await judging[0]
-        elif judging:
-            await asyncio.gather(*judging)
-        return [self._decision(trajectory, s) for s in slots]
+        results = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
+        out: list[Judged | None] = [None] * len(simulated)
+        for (i, _), judged in zip(asked, results, strict=True):
+            out[i] = judged
+        return out
 
     # ------------------------------------------------------------------ decisions
 
@@ -344,8 +425,11 @@ class Lookahead:
             action=action, kind=DecisionKind.SKIPPED, reason=reason, index=index, metadata=meta
         )
 
-    def _unchecked(self, trajectory: Trajectory, decision: Decision, cause: str) -> Decision:
+    def _not_simulated(self, trajectory: Trajectory, decision: Decision) -> Decision:
         hazard = action_hazard(self.router, trajectory, decision.action)
+        return self._unchecked(decision, "not_simulated", hazard)
+
+    def _unchecked(self, decision: Decision, cause: str, hazard: Signal | None) -> Decision:
         out = unchecked_decision(decision, hazard=hazard, policy=self.on_error, cause=cause)
         if out.executes:
             self.stats.unchecked += 1
@@ -355,13 +439,27 @@ class Lookahead:
         self._warn.warn(out)
         return out
 
-    def _decision(self, trajectory: Trajectory, slot: _Slot) -> Decision:
-        decision = decide(slot, veto_outcomes=self.veto_outcomes)
-        if slot.verdict is None:
+    def _decision(
+        self,
+        trajectory: Trajectory,
+        candidate: Candidate,
+        simulated: Simulated,
+        judged: Judged | None,
+        threshold: float | None,
+    ) -> Decision:
+        hazard = action_hazard(self.router, trajectory, candidate.action)
+        decision = decide(
+            candidate,
+            simulated,
+            judged,
+            veto_outcomes=self.veto_outcomes,
+            hazard=hazard,
+            threshold=threshold,
+        )
+        if judged is None or judged.verdict is None:
             self.stats.errors += 1
-            cause = classify_error(slot.error, judged=slot.prediction is not None)
-            return self._unchecked(trajectory, decision, cause)
-        hazard = action_hazard(self.router, trajectory, slot.action)
-        if hazard is not None and hazard.name not in {s.name for s in decision.signals}:
-            decision.signals.append(hazard)
+            cause = classify_error(decision.error, judged=simulated.prediction is not None)
+            return self._unchecked(decision, cause, hazard)
+        if decision.uncertain:
+            self.stats.uncertain += 1
         return decision

@@ -132,6 +132,10 @@ class Decision(BaseModel):
     latency_s: float = 0.0
     tokens: int = 0
     cached: bool = False
+    p_failure: float | None = None
+    predictions: int = 0
+    threshold: float | None = None
+    uncertain: bool = False
     error: str | None = None
     error_type: str | None = None
     exception: BaseException | None = Field(default=None, exclude=True, repr=False)
@@ -154,14 +158,38 @@ class Decision(BaseModel):
     def predicted_observation(self) -> str | None:
         return self.prediction.observation if self.prediction else None
 
+    def confidence_text(self) -> str:
+        """``p_failure`` in words, e.g. ``p_failure 0.75: 3 of 4 predictions fail``; ``""``
+        when the action has no judged prediction."""
+        if self.p_failure is None or not self.predictions:
+            return ""
+        if self.predictions == 1:
+            text = f"p_failure {self.p_failure:.2f}"
+        else:
+            failing = round(self.p_failure * self.predictions)
+            text = (
+                f"p_failure {self.p_failure:.2f}: {failing} of {self.predictions} predictions fail"
+            )
+        if self.threshold is not None:
+            text += f"; veto threshold {self.threshold:.2f}"
+        return text
+
     def explain(self) -> str:
-        """A message an agent can act on: what was predicted, why it was blocked, what to do."""
+        """A message an agent can act on: what was predicted, why it was blocked, what to do.
+
+        It never contradicts itself: a veto shows a prediction that fails (the
+        one its reason reads), an action that runs is never shown with a
+        failing prediction as its expected result.
+        """
         act = action_text(self.action)
+        confidence = self.confidence_text()
         if self.kind is DecisionKind.VETO:
             lines = [f"[lookahead] Blocked before execution: {act}"]
             if self.prediction is not None:
                 lines.append(f"Predicted result:\n{self.prediction.observation.strip()[:1500]}")
             lines.append(f"Why: {self.reason or self.outcome.value}")
+            if confidence:
+                lines.append(f"Confidence: {confidence}")
             evidence = [s for s in self.signals if s.matched]
             if evidence:
                 lines.append(
@@ -181,7 +209,13 @@ class Decision(BaseModel):
             return f"[lookahead] Executed without a prediction ({self.error or self.reason}): {act}"
         if self.kind is DecisionKind.SKIPPED:
             return f"[lookahead] Executed without simulation ({self.reason}): {act}"
-        return f"[lookahead] Predicted {self.outcome.value}; executing: {act}"
+        if self.uncertain:
+            return (
+                f"[lookahead] Uncertain ({confidence}); executing: {act}\n"
+                f"Why it still runs: {self.reason}"
+            )
+        note = f" ({confidence})" if confidence and self.predictions > 1 else ""
+        return f"[lookahead] Predicted {self.outcome.value}{note}; executing: {act}"
 
 
 def _without_exception(decision: Decision) -> dict[str, Any]:

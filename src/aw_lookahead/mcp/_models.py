@@ -57,6 +57,16 @@ class DecisionView(BaseModel):
     latency_s: float = 0.0
     tokens: int = 0
     cached: bool = Field(default=False, description="Answered from the prediction cache.")
+    p_failure: float | None = Field(
+        default=None,
+        description="Share of the action's predictions that say it fails (no prediction: null).",
+    )
+    threshold: float | None = Field(
+        default=None, description="The p_failure that vetoes it (null: the fail-safe rule)."
+    )
+    uncertain: bool = Field(
+        default=False, description="It runs although some prediction says it fails."
+    )
     error: str | None = None
 
 
@@ -78,6 +88,16 @@ class SimulateResult(BaseModel):
     cached: bool = Field(default=False, description="Answered from the prediction cache.")
     truncated: bool = Field(default=False, description="The model hit its output budget.")
     trimmed_turns: int = Field(default=0, description="History turns dropped to fit the context.")
+    p_failure: float | None = Field(
+        default=None,
+        description="Share of the action's predictions that say it fails (no prediction: null).",
+    )
+    threshold: float | None = Field(
+        default=None, description="The p_failure that vetoes it (null: the fail-safe rule)."
+    )
+    uncertain: bool = Field(
+        default=False, description="It runs although some prediction says it fails."
+    )
 
 
 class LookaheadResult(BaseModel):
@@ -111,6 +131,9 @@ def decision_view(decision: Decision) -> DecisionView:
         latency_s=decision.latency_s,
         tokens=decision.tokens,
         cached=decision.cached,
+        p_failure=decision.p_failure,
+        threshold=decision.threshold,
+        uncertain=decision.uncertain,
         error=decision.error,
     )
 

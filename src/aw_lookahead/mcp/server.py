@@ -148,6 +148,9 @@ def build_server(
             cached=decision.cached,
             truncated=pred.truncated,
             trimmed_turns=pred.trimmed_turns,
+            p_failure=decision.p_failure,
+            threshold=decision.threshold,
+            uncertain=decision.uncertain,
         )
 
     async def lookahead(

@@ -16,6 +16,8 @@ from aw_lookahead._jsonl import read_text_file
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
+from .history import RenderedHistory, render_history, tool_name
+
 Message = dict[str, str]
 ToolLayout = Literal["compact", "full"]
 PromptProfile = Literal["standard", "short"]
@@ -211,28 +213,28 @@ class _ToolDefiner:
     """Hands out each called tool's definition once: for the first rendered turn calling it."""
 
     def __init__(self, trajectory: Trajectory, prompts: PromptSet | None, brief: bool) -> None:
-        ps = prompts or default_prompts()
-        self._tools: dict[str, dict[str, Any]] = {}
-        if ps.defines_tools_in_turns(trajectory):
-            for tool in trajectory.tools or []:
-                self._tools.setdefault(str(tool.get("name")), tool)
+        self._tools = _turn_tools(trajectory, prompts)
         self._brief = brief
 
     def peek(self, action: Action) -> str | None:
         """The definition of the tool ``action`` calls, if no earlier turn was handed it."""
-        tool = self._tools.get(_tool_name(action))
+        tool = self._tools.get(tool_name(action))
         return tool_definition_text(tool, brief=self._brief) if tool is not None else None
 
     def take(self, action: Action) -> str | None:
         """:meth:`peek`, and later turns calling the same tool get nothing."""
         text = self.peek(action)
-        self._tools.pop(_tool_name(action), None)
+        self._tools.pop(tool_name(action), None)
         return text
 
 
-def _tool_name(action: Action) -> str:
-    name = action.get("name") if isinstance(action, dict) else None
-    return name if isinstance(name, str) else ""
+def _turn_tools(trajectory: Trajectory, prompts: PromptSet | None) -> dict[str, dict[str, Any]]:
+    """The definitions that turns carry (compact layout, our prompt), by tool name."""
+    tools: dict[str, dict[str, Any]] = {}
+    if (prompts or default_prompts()).defines_tools_in_turns(trajectory):
+        for tool in trajectory.tools or []:
+            tools.setdefault(str(tool.get("name")), tool)
+    return tools
 
 
 def history_messages(
@@ -250,14 +252,31 @@ def history_messages(
     rendered turn that calls it, so dropping turns never drops a definition.
     ``brief_tools`` shortens the definitions' descriptions (last resort to fit).
     """
-    return _history(trajectory, prompts, skip_turns, _ToolDefiner(trajectory, prompts, brief_tools))
+    return [dict(m) for m in _history(trajectory, prompts, skip_turns, brief_tools).messages]
 
 
 def _history(
-    trajectory: Trajectory, prompts: PromptSet | None, skip_turns: int, definer: _ToolDefiner
-) -> list[Message]:
-    messages: list[Message] = []
+    trajectory: Trajectory, prompts: PromptSet | None, skip_turns: int, brief_tools: bool
+) -> RenderedHistory:
+    """The one history renderer: incremental (:mod:`.history`) untrimmed, in full when trimmed."""
+    if skip_turns > 0:
+        return _full_history(trajectory, prompts, skip_turns, brief_tools)
+    return render_history(
+        trajectory,
+        _system_text(trajectory, prompts),
+        _turn_tools(trajectory, prompts),
+        brief_tools=brief_tools,
+        definition=functools.partial(tool_definition_text, brief=brief_tools),
+    )
+
+
+def _full_history(
+    trajectory: Trajectory, prompts: PromptSet | None, skip_turns: int, brief_tools: bool
+) -> RenderedHistory:
+    """Every kept turn rendered afresh: trimmed histories, and the reference for the tests."""
     system = _system_text(trajectory, prompts)
+    definer = _ToolDefiner(trajectory, prompts, brief_tools)
+    messages: list[Message] = []
     if system:
         messages.append({"role": "system", "content": system})
     for i, turn in enumerate(trajectory.turns):
@@ -278,7 +297,12 @@ def _history(
         )
         messages.append({"role": "user", "content": user})
         messages.append({"role": "assistant", "content": assistant})
-    return messages
+    return RenderedHistory(
+        tuple(messages),
+        definer._tools,
+        frozenset(),
+        functools.partial(tool_definition_text, brief=brief_tools),
+    )
 
 
 def render_messages(
@@ -298,7 +322,7 @@ def render_messages(
     step = render_step(
         trajectory, [action], prompts=prompts, skip_turns=skip_turns, brief_tools=brief_tools
     )
-    return step.messages(0)
+    return [dict(m) for m in step.messages(0)]
 
 
 @dataclass(frozen=True)
@@ -307,13 +331,19 @@ class StepMessages:
 
     ``messages(i)`` is exactly what :func:`render_messages` gives for
     candidate ``i`` with the same ``skip_turns`` / ``brief_tools``; the
-    history is rendered once for all candidates of the step.
+    history is rendered once for all candidates of the step. An untrimmed
+    rendering (``skip_turns == 0``) also carries ``history_key``, a digest of
+    the history chained turn by turn (:mod:`.history`), and its size, so
+    neither costs a pass over the whole history. The message dicts are shared
+    with the renderer's memo and between candidates: read-only.
     """
 
     history: tuple[Message, ...]
     last: tuple[Message, ...]
     skip_turns: int = 0
     brief_tools: bool = False
+    history_key: str | None = None
+    history_size: int | None = None
 
     def messages(self, index: int) -> list[Message]:
         """The full request of candidate ``index``: history plus its last turn."""
@@ -322,11 +352,18 @@ class StepMessages:
     def select(self, indices: Sequence[int]) -> StepMessages:
         """The same history with the last turns of ``indices`` only (no new rendering)."""
         return StepMessages(
-            self.history, tuple(self.last[i] for i in indices), self.skip_turns, self.brief_tools
+            self.history,
+            tuple(self.last[i] for i in indices),
+            self.skip_turns,
+            self.brief_tools,
+            self.history_key,
+            self.history_size,
         )
 
     @functools.cached_property
     def _history_bytes(self) -> int:
+        if self.history_size is not None:
+            return self.history_size
         return sum(len(m["content"].encode("utf-8")) + 8 for m in self.history)
 
     def size_bytes(self, index: int) -> int:
@@ -343,8 +380,7 @@ def render_step(
     brief_tools: bool = False,
 ) -> StepMessages:
     """Render the history once and each action's last user turn (see :func:`render_messages`)."""
-    definer = _ToolDefiner(trajectory, prompts, brief_tools)
-    history = _history(trajectory, prompts, skip_turns, definer)
+    history = _history(trajectory, prompts, skip_turns, brief_tools)
     first = not trajectory.turns
     task = trajectory.task if first else None
     state = trajectory.initial_state if first else None
@@ -353,9 +389,11 @@ def render_step(
         {
             "role": "user",
             "content": render_user_turn(
-                index, action, task=task, state=state, tool=definer.peek(action)
+                index, action, task=task, state=state, tool=history.peek(action)
             ),
         }
         for action in actions
     )
-    return StepMessages(tuple(history), last, skip_turns, brief_tools)
+    return StepMessages(
+        history.messages, last, skip_turns, brief_tools, history.key, history.size_bytes
+    )

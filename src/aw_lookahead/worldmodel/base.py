@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,7 @@ from aw_lookahead.trajectory import Action, Trajectory
 __all__ = [
     "BaseWorldModel",
     "Prediction",
+    "Sampling",
     "Step",
     "StepWorldModel",
     "Usage",
@@ -62,7 +64,10 @@ class Prediction(BaseModel):
     ``observation`` is the parsed prediction; ``raw`` the reply text as the
     server sent it; ``truncated`` is true when the reply hit the token limit
     or its observation block was never closed; ``trimmed_turns`` counts the
-    history turns dropped to fit the context.
+    history turns dropped to fit the context. ``samples`` are further
+    observations drawn in the same request (a world model asked for several
+    predictions per action, e.g. ``OpenAIWorldModel(samples=4)``); the engine
+    judges each to estimate how likely the action is to fail.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -78,7 +83,13 @@ class Prediction(BaseModel):
     truncated: bool = False
     trimmed_turns: int = 0
     parse_method: ParseMethod | Literal["function"] = "tag"
+    samples: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def observations(self) -> list[str]:
+        """Every predicted observation of the action: the main one first, then the samples."""
+        return [self.observation, *self.samples]
 
 
 @runtime_checkable
@@ -125,6 +136,27 @@ class WorldModel(Protocol):
     ) -> list[Prediction] | list[Prediction | WorldModelError]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    """How the engine asks a step's actions to be predicted, when it cares.
+
+    ``n`` predictions per action (the first is the prediction, the rest its
+    ``samples``), at ``temperature`` with ``seed`` (``None``: the world
+    model's own), with the tokens' log-probabilities when ``logprobs``.
+    World models that cannot honour it give their usual predictions; the
+    engine reads what it got.
+    """
+
+    n: int = 1
+    temperature: float | None = None
+    seed: int | None = None
+    logprobs: bool = False
+
+    def key(self) -> str:
+        """Text that tells predictions made under different samplings apart (cache keys)."""
+        return f"|sampling:n={self.n},t={self.temperature},seed={self.seed},lp={self.logprobs}"
+
+
 class Step:
     """The candidate actions of one step, rendered once, handed from the engine to the world model.
 
@@ -143,10 +175,12 @@ class Step:
         actions: Sequence[Action],
         *,
         prompts: PromptSet | None = None,
+        sampling: Sampling | None = None,
     ) -> None:
         self.trajectory = trajectory
         self.actions: tuple[Action, ...] = tuple(actions)
         self.prompts = prompts
+        self.sampling = sampling
         self._renders: dict[tuple[int, bool], StepMessages] = {}
 
     @property
@@ -170,8 +204,19 @@ class Step:
 
     def select(self, indices: Sequence[int]) -> Step:
         """A step of the actions at ``indices``, reusing this step's renderings."""
-        out = Step(self.trajectory, [self.actions[i] for i in indices], prompts=self.prompts)
+        out = Step(
+            self.trajectory,
+            [self.actions[i] for i in indices],
+            prompts=self.prompts,
+            sampling=self.sampling,
+        )
         out._renders = {k: r.select(indices) for k, r in self._renders.items()}
+        return out
+
+    def with_sampling(self, sampling: Sampling | None) -> Step:
+        """The same step (renderings shared) asked under ``sampling``."""
+        out = Step(self.trajectory, self.actions, prompts=self.prompts, sampling=sampling)
+        out._renders = self._renders
         return out
 
 

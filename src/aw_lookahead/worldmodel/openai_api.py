@@ -45,8 +45,8 @@ from aw_lookahead.prompts import PromptSet, prompts_for_model
 from aw_lookahead.trajectory import Action, Trajectory
 
 from ._context import plan_skip
-from ._reply import reply_prediction
-from .base import BaseWorldModel, Prediction, Step, Usage
+from ._reply import checked_reply, reply_prediction
+from .base import BaseWorldModel, Prediction, Sampling, Step, Usage
 from .provider import (
     DEFAULT_BASE_URL,
     ENV_MODEL,
@@ -77,6 +77,19 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     temperature 0.6, top_p 0.95, top_k 20. ``thinking`` switches the chat
     template's thinking on or off (``None`` leaves the server default).
     ``strict`` refuses replies without an observation tag or marker.
+
+    ``samples`` asks for that many predictions per action, sent together so
+    the server computes their shared prompt once (its prefix cache); the first
+    is the prediction, the others its :attr:`~.base.Prediction.samples`, from
+    which the engine estimates ``p_failure``. ``seed`` makes sampled
+    predictions repeatable (the i-th sample is seeded ``seed + i``, one
+    request each); unseeded, the samples come in one request with vLLM's
+    ``n``. Do not seed vLLM's CPU build: a seeded request whose prompt is
+    prefilled in chunks fails the server ("CPU Generator does not use
+    offset"). ``logprobs`` asks for the tokens' log-probabilities (kept in
+    ``Prediction.metadata["token_logprobs"]``): with ``temperature=0`` they
+    give a repeatable ``p_failure`` from one prediction (the engine's
+    default estimator for a calibrated model, :mod:`aw_lookahead.lookahead.confidence`).
     """
 
     def __init__(
@@ -97,8 +110,12 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         prompts: PromptSet | None = None,
         strict: bool = False,
         seed: int | None = None,
+        samples: int = 1,
+        logprobs: bool = False,
         extra_body: dict[str, Any] | None = None,
     ) -> None:
+        if samples < 1:
+            raise ConfigError(f"samples must be >= 1, got {samples}")
         if max_tokens < 1:
             raise ConfigError(f"max_tokens must be >= 1, got {max_tokens}")
         if max_concurrency < 1:
@@ -120,11 +137,15 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         self._prompts = prompts
         self.strict = strict
         self.seed = seed
+        self.samples = samples
+        self.logprobs = logprobs
         self.extra_body = dict(extra_body or {})
         self.max_concurrency = max_concurrency
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
         self._max_model_len: int | None = None
+        # The weights the server reports (vLLM's root); "" when it reports none, None until asked.
+        self.served_root: str | None = None
         self._models_checked = False
 
     # ------------------------------------------------------------------ event loops
@@ -160,7 +181,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         return (
             f"openai:{self._model or '?'}@{self.base_url}"
             f"|t={self.temperature}|p={self.top_p}|k={self.top_k}|think={self.thinking}"
-            f"|max={self.max_tokens}|seed={self.seed}"
+            f"|max={self.max_tokens}|seed={self.seed}|n={self.samples}|lp={self.logprobs}"
         )
 
     @property
@@ -197,12 +218,21 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         if match is None:
             raise ModelNotServedError(self._model, [m.id for m in models], self.base_url)
         self._max_model_len = match.max_model_len
+        self.served_root = match.root or ""
         self._models_checked = True
         return self._model
 
     # ------------------------------------------------------------------ requests
 
-    def _request_kwargs(self) -> dict[str, Any]:
+    def _request_kwargs(self, sampling: Sampling | None = None) -> tuple[dict[str, Any], list[Any]]:
+        """The request's settings, and one seed per request to send.
+
+        A seeded draw of n predictions is n requests seeded ``seed``,
+        ``seed + 1``, ... (their shared prompt still hits vLLM's prefix cache):
+        vLLM's CPU build fails on a seeded request with ``n > 1`` ("CPU
+        Generator does not use offset") and takes the whole server down.
+        Unseeded, it is one request with ``n``.
+        """
         body = request_body(self.extra_body, thinking=self.thinking)
         if self.top_k is not None:
             body.setdefault("top_k", self.top_k)
@@ -212,11 +242,22 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             "max_tokens": self.max_tokens,
             "extra_body": body,
         }
-        if self.seed is not None:
-            kw["seed"] = self.seed
-        return kw
+        seed, n, logprobs = self.seed, self.samples, self.logprobs
+        if sampling is not None:
+            n, logprobs = sampling.n, sampling.logprobs or logprobs
+            if sampling.temperature is not None:
+                kw["temperature"] = sampling.temperature
+            if sampling.seed is not None:
+                seed = sampling.seed
+        if logprobs:
+            kw["logprobs"] = True
+        if seed is not None:
+            return kw, [seed + i for i in range(n)]
+        if n > 1:
+            kw["n"] = n
+        return kw, [None]
 
-    async def _create(self, messages: list[dict[str, str]]) -> Any:
+    async def _create(self, messages: list[dict[str, str]], kw: dict[str, Any]) -> Any:
         async for attempt in AsyncRetrying(
             retry=retry_if_exception(_retryable),
             stop=stop_after_attempt(self.retries + 1) | stop_after_delay(self.timeout),
@@ -226,17 +267,20 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             with attempt:
                 async with self._semaphore:
                     return await self.provider.chat(
-                        messages, model=self.model, timeout_s=self.timeout, **self._request_kwargs()
+                        messages, model=self.model, timeout_s=self.timeout, **kw
                     )
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _predict_one(self, step: Step, index: int, skip: int, brief: bool) -> Prediction:
         trajectory, action = step.trajectory, step.actions[index]
+        kw, seeds = self._request_kwargs(step.sampling)
         for _ in range(len(trajectory.turns) + 2):
             messages = step.fit(skip, brief).messages(index)
             started = time.perf_counter()
             try:
-                completion = await self._create(messages)
+                completions = await asyncio.gather(
+                    *(self._create(messages, kw if s is None else {**kw, "seed": s}) for s in seeds)
+                )
             except ContextTooLongError:
                 if skip < len(trajectory.turns) - 1:
                     skip += 1
@@ -246,30 +290,35 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
                     raise
                 continue
             latency = time.perf_counter() - started
-            return self._to_prediction(completion, action, latency, skip)
+            return self._to_prediction(completions, action, latency, skip)
         raise ContextTooLongError(None, self._max_model_len)  # pragma: no cover
 
     def _to_prediction(
-        self, completion: Any, action: Action, latency: float, skip: int
+        self, completions: list[Any], action: Action, latency: float, skip: int
     ) -> Prediction:
-        if not completion.choices:
+        choices = [c for completion in completions for c in completion.choices]
+        if not choices:
             raise ReplyParseError("the server returned no choices", raw="")
-        choice = completion.choices[0]
+        choice = choices[0]
         msg = choice.message
         extra = msg.model_extra or {}
         reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-        content = msg.content or ""
         usage = Usage()
-        if completion.usage is not None:
-            details = completion.usage.prompt_tokens_details
-            usage = Usage(
-                prompt_tokens=completion.usage.prompt_tokens or 0,
-                completion_tokens=completion.usage.completion_tokens or 0,
-                cached_tokens=details.cached_tokens if details is not None else None,
-            )
-        return reply_prediction(
+        for completion in completions:
+            if completion.usage is not None:
+                details = completion.usage.prompt_tokens_details
+                cached = details.cached_tokens if details is not None else None
+                usage = Usage(
+                    prompt_tokens=usage.prompt_tokens + (completion.usage.prompt_tokens or 0),
+                    completion_tokens=usage.completion_tokens
+                    + (completion.usage.completion_tokens or 0),
+                    cached_tokens=cached
+                    if usage.cached_tokens is None
+                    else usage.cached_tokens + (cached or 0),
+                )
+        prediction = reply_prediction(
             action,
-            content,
+            msg.content or "",
             reasoning if isinstance(reasoning, str) else None,
             strict=self.strict,
             model=self.model,
@@ -278,6 +327,31 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             finish_reason=choice.finish_reason,
             trimmed_turns=skip,
         )
+        update: dict[str, Any] = {}
+        samples = [s for s in map(self._sample_text, choices[1:]) if s is not None]
+        if samples:
+            update["samples"] = samples
+        content_logprobs = getattr(choice.logprobs, "content", None) if choice.logprobs else None
+        if content_logprobs:
+            update["metadata"] = {
+                **prediction.metadata,
+                "token_logprobs": [[t.token, t.logprob] for t in content_logprobs],
+            }
+        return prediction.model_copy(update=update) if update else prediction
+
+    def _sample_text(self, choice: Any) -> str | None:
+        """A further choice's observation; ``None`` when it is unusable (it is left out)."""
+        extra = choice.message.model_extra or {}
+        reasoning = extra.get("reasoning") or extra.get("reasoning_content")
+        try:
+            parsed = checked_reply(
+                choice.message.content or "",
+                reasoning if isinstance(reasoning, str) else None,
+                strict=self.strict,
+            )
+        except ReplyParseError:
+            return None
+        return parsed.observation
 
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
         """Predict the observation that follows ``action``."""

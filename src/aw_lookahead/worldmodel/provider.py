@@ -182,10 +182,12 @@ def map_error(
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """A model the server serves; ``max_model_len`` when the server reports it (vLLM does)."""
+    """A model the server serves; ``max_model_len`` and ``root`` (the weights' folder or
+    name) when the server reports them (vLLM does)."""
 
     id: str
     max_model_len: int | None = None
+    root: str | None = None
 
 
 @dataclass
@@ -353,7 +355,14 @@ class OpenAIProvider:
         out = []
         for m in page.data:
             mml = (m.model_extra or {}).get("max_model_len")
-            out.append(ModelInfo(id=m.id, max_model_len=mml if isinstance(mml, int) else None))
+            root = (m.model_extra or {}).get("root")
+            out.append(
+                ModelInfo(
+                    id=m.id,
+                    max_model_len=mml if isinstance(mml, int) else None,
+                    root=root if isinstance(root, str) else None,
+                )
+            )
         return out
 
 

@@ -1,0 +1,230 @@
+"""Calibrating a world model for the gate: ``p_failure`` on actions with known outcomes.
+
+``aw-lookahead eval calibrate`` runs the engine (:class:`~aw_lookahead.lookahead.Lookahead`,
+the same ``p_failure`` the gate computes) on held-out actions whose real
+outcome is known, and fits the veto threshold for a false-veto budget
+(:func:`~aw_lookahead.lookahead.calibration.fit_threshold`).
+
+Samples: every turn of the given trajectories (our JSONL schema, e.g. a
+``validation.jsonl`` split) is one action: the history is the turns before
+it, the truth is whether the judges read its *real* observation as a veto
+outcome (failure or no-op: the failure the gate can see in text). Actions an
+action-level judge calls destructive are left out: the fail-safe rule, not
+the threshold, decides those. ``limit`` keeps an even, seeded spread.
+
+Guarantees: every sample is checked with one engine per run, without a
+prediction cache; a sample the world model could not check is counted
+(``skipped``) and left out of the fit, never read as a pass; the file says
+the sampling it was fit with, and the engine applies it only to that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aw_lookahead.lookahead import Lookahead, Outcome, RiskRouter, RuleJudge
+from aw_lookahead.lookahead.calibration import Calibration, fit_threshold, reliability_bins
+from aw_lookahead.lookahead.judges import Judge, combine_verdicts
+from aw_lookahead.lookahead.safety import action_hazard
+from aw_lookahead.trajectory import Action, Trajectory, read_trajectories
+from aw_lookahead.worldmodel.base import Prediction, WorldModel
+
+__all__ = ["CalibrationSample", "calibrate", "load_calibration_samples", "write_calibration"]
+
+_FAILED = frozenset({Outcome.FAILURE, Outcome.NO_OP})
+
+
+@dataclass(frozen=True)
+class CalibrationSample:
+    """One action with a known outcome: its history, the action, the real observation."""
+
+    id: str
+    history: Trajectory
+    action: Action
+    observation: str
+
+
+def load_calibration_samples(
+    paths: Sequence[str | Path], *, limit: int | None = None, seed: int = 0
+) -> tuple[list[CalibrationSample], int]:
+    """Every non-destructive turn of the trajectories in ``paths``, and how many were left out.
+
+    With ``limit`` a seeded random spread of that many (the same for the same
+    files and seed).
+    """
+    router = RiskRouter()
+    samples: list[CalibrationSample] = []
+    destructive = 0
+    for path in paths:
+        for traj in read_trajectories(path):
+            for i, turn in enumerate(traj.turns):
+                history = traj.prefix(i)
+                if action_hazard(router, history, turn.action) is not None:
+                    destructive += 1
+                    continue
+                samples.append(
+                    CalibrationSample(
+                        f"{traj.id or 'trajectory'}#{i + 1}", history, turn.action, turn.observation
+                    )
+                )
+    if limit is not None and limit < len(samples):
+        samples = random.Random(seed).sample(samples, limit)
+    return samples, destructive
+
+
+async def _truth(judges: Sequence[Judge], sample: CalibrationSample) -> bool:
+    real = Prediction(action=sample.action, observation=sample.observation)
+    verdicts = [
+        await j.judge(sample.history, sample.action, real, task=sample.history.task) for j in judges
+    ]
+    return combine_verdicts(verdicts).outcome in _FAILED
+
+
+async def calibrate(
+    world_model: WorldModel,
+    samples: Sequence[CalibrationSample],
+    *,
+    budget: float,
+    model: str,
+    judges: Sequence[Judge] | None = None,
+    concurrency: int = 4,
+    data: Sequence[str] = (),
+    destructive: int = 0,
+    command: str = "",
+    adapter_sha256: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Calibration, list[dict[str, Any]]]:
+    """Check every sample with the engine, fit the threshold; the file and one row per sample."""
+    judges = list(judges) if judges is not None else [RuleJudge()]
+    engine = Lookahead(world_model, judges=judges, cache=False, threshold=1.0)
+    gate = asyncio.Semaphore(concurrency)
+    rows: list[dict[str, Any] | None] = [None] * len(samples)
+    done = 0
+
+    async def one(i: int, sample: CalibrationSample) -> None:
+        nonlocal done
+        async with gate:
+            (decision,) = await engine.gate(sample.history, [sample.action])
+        failed = await _truth(judges, sample)
+        rows[i] = {
+            "id": sample.id,
+            "failed": failed,
+            "p_failure": decision.p_failure,
+            "predictions": decision.predictions,
+            "outcome": decision.outcome.value,
+            "kind": decision.kind.value,
+            "error": decision.error,
+        }
+        done += 1
+        if progress is not None:
+            progress(done, len(samples))
+
+    await asyncio.gather(*(one(i, s) for i, s in enumerate(samples)))
+    kept = [r for r in rows if r is not None and r["p_failure"] is not None]
+    skipped = len(samples) - len(kept)
+    scores = [float(r["p_failure"]) for r in kept]
+    failed = [bool(r["failed"]) for r in kept]
+    threshold, curve = fit_threshold(scores, failed, budget)
+    at = next((p for p in curve if p.threshold == threshold), None)
+    per_action = max((int(r["predictions"]) for r in kept), default=1)
+    estimator = (
+        "samples"
+        if per_action > 1
+        else "logprobs"
+        if getattr(world_model, "logprobs", False)
+        else "single"
+    )
+    calibration = Calibration(
+        model=model,
+        adapter_sha256=adapter_sha256,
+        threshold=threshold,
+        budget=budget,
+        catch_rate=at.catch_rate if at is not None else 0.0,
+        false_veto_rate=at.false_veto_rate if at is not None else 0.0,
+        predictions_per_action=per_action,
+        estimator=estimator,
+        temperature=getattr(world_model, "temperature", None),
+        sampling=_sampling(world_model),
+        failing=sum(failed),
+        good=len(failed) - sum(failed),
+        skipped=skipped + destructive,
+        curve=curve,
+        reliability=reliability_bins(scores, failed),
+        data=list(data),
+        created=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        command=command,
+    )
+    return calibration, [r for r in rows if r is not None]
+
+
+def _sampling(world_model: object) -> dict[str, Any]:
+    keys = ("samples", "logprobs", "temperature", "top_p", "top_k", "max_tokens", "seed")
+    return {k: getattr(world_model, k) for k in keys if hasattr(world_model, k)}
+
+
+def write_calibration(
+    calibration: Calibration, path: str | Path, rows: Sequence[dict[str, Any]] = ()
+) -> dict[str, Path]:
+    """Write the file, a reliability diagram PNG beside it (with matplotlib) and the rows."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(calibration.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    written = {"calibration": out}
+    if rows:
+        rows_path = out.with_suffix(".samples.jsonl")
+        rows_path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
+        written["samples"] = rows_path
+    png = out.with_suffix(".png")
+    if _plot(calibration, png):
+        written["diagram"] = png
+    return written
+
+
+def _plot(calibration: Calibration, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    bins = calibration.reliability
+    left.plot([0, 1], [0, 1], linestyle=":", color="grey", label="perfectly calibrated")
+    left.bar(
+        [(b.low + b.high) / 2 for b in bins],
+        [b.failure_rate for b in bins],
+        width=[(b.high - b.low) * 0.9 for b in bins],
+        alpha=0.6,
+        label="observed failure rate",
+    )
+    left.plot([b.mean_p_failure for b in bins], [b.failure_rate for b in bins], "o-", label="bins")
+    for b in bins:
+        left.annotate(
+            str(b.count), ((b.low + b.high) / 2, b.failure_rate), ha="center", va="bottom"
+        )
+    left.set(xlim=(0, 1), ylim=(0, 1), xlabel="p_failure", ylabel="actions that failed")
+    left.set_title(f"reliability: {calibration.model}")
+    left.legend(loc="upper left", fontsize="small")
+    curve = calibration.curve
+    right.plot([p.false_veto_rate for p in curve], [p.catch_rate for p in curve], "o-")
+    for p in curve:
+        right.annotate(f"{p.threshold:.2f}", (p.false_veto_rate, p.catch_rate), fontsize="small")
+    right.axvline(calibration.budget, linestyle=":", color="red", label="false-veto budget")
+    right.set(xlim=(0, 1), ylim=(0, 1), xlabel="false-veto rate", ylabel="catch rate")
+    chosen = "none" if calibration.threshold is None else f"{calibration.threshold:.2f}"
+    right.set_title(f"threshold {chosen} for budget {calibration.budget:g}")
+    right.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

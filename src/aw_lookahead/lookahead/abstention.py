@@ -1,0 +1,139 @@
+"""The engine's veto threshold: resolved once per engine, applied per action.
+
+See :mod:`.calibration`. Kept apart from :mod:`.engine` so the scheduling of
+a step and the choice of its threshold read separately. :class:`Abstention`
+holds the caller's choice
+(``threshold``, ``false_veto_budget``, ``calibration``), resolves it once the
+served model's name is known, and says per action which threshold holds: the
+calibrated one only when the world model gave what the calibration was fit on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from typing import Literal
+
+from ._decide import Simulated
+from .calibration import (
+    DEFAULT_THRESHOLD,
+    Calibration,
+    VetoThreshold,
+    load_calibration,
+    resolve_threshold,
+)
+from .safety import logger
+
+__all__ = ["Abstention", "served_model_name"]
+
+_ASK_S = 2.0  # how long a step waits to learn the served model; a slow server gets the default
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def served_model_name(world_model: object) -> str | None:
+    """The name a world model is served under (its ``model``), for its calibration file.
+
+    ``None`` while it is not known yet (an ``OpenAIWorldModel`` learns it from
+    the server on its first call); a world model without ``model`` is known by
+    its ``model_id``.
+    """
+    try:
+        name = getattr(world_model, "model", None)
+    except Exception:  # a property that cannot answer yet (no model resolved)
+        return None
+    if isinstance(name, str) and name:
+        return name
+    if not hasattr(type(world_model), "model"):
+        model_id = getattr(world_model, "model_id", None)
+        return model_id if isinstance(model_id, str) else None
+    return None
+
+
+class Abstention:
+    """One engine's threshold state: the caller's choice, resolved once, warned about once."""
+
+    def __init__(
+        self,
+        world_model: object,
+        *,
+        threshold: float | None,
+        budget: float | None,
+        calibration: Calibration | str | os.PathLike[str] | Literal[False] | None,
+    ) -> None:
+        self.world_model = world_model
+        self._threshold_arg = threshold
+        self._budget = budget
+        self._calibration: Calibration | Literal[False] | None = (
+            calibration
+            if isinstance(calibration, Calibration) or calibration is None or calibration is False
+            else load_calibration(calibration)
+        )
+        self._veto: VetoThreshold | None = None
+        self._sampling_warned = False
+
+    def current(self) -> VetoThreshold:
+        """The threshold in force (cached once the model's name is known)."""
+        if self._veto is not None:
+            return self._veto
+        model = served_model_name(self.world_model)
+        found = resolve_threshold(
+            model=model,
+            threshold=self._threshold_arg,
+            budget=self._budget,
+            calibration=self._calibration or None,
+            lookup=self._calibration is None,
+            served_root=_str_or_none(getattr(self.world_model, "served_root", None)),
+        )
+        weights_known = getattr(self.world_model, "served_root", "") is not None
+        if (
+            self._calibration is not None
+            or self._threshold_arg is not None
+            or (model is not None and weights_known)
+        ):
+            self._veto = found
+        return found
+
+    async def resolve(self, deadline: float) -> VetoThreshold:
+        """:meth:`current`, after asking the server which model it serves (name and weights,
+        the shipped embedded calibration depends on both) when that is not known yet."""
+        unknown = served_model_name(self.world_model) is None or (
+            getattr(self.world_model, "served_root", "") is None  # which weights: not asked yet
+        )
+        if self._veto is None and unknown:
+            resolve = getattr(self.world_model, "resolve_model", None)
+            if callable(resolve):
+                loop = asyncio.get_running_loop()
+                until = min(deadline, loop.time() + _ASK_S)
+                with contextlib.suppress(Exception):  # the step itself reports a dead server
+                    async with asyncio.timeout_at(until):
+                        await resolve()
+        return self.current()
+
+    def threshold_for(self, veto: VetoThreshold, simulated: Simulated) -> float | None:
+        """The veto threshold for one action: the calibrated one only when the world model
+        gave what it was fit on (samples, token log-probabilities)."""
+        fit, pred = veto.calibration, simulated.prediction
+        if fit is None or pred is None:
+            return veto.value
+        wanted = fit.request()
+        missing = (wanted.n > 1 and not pred.samples) or (
+            wanted.logprobs and "token_logprobs" not in pred.metadata
+        )
+        if not missing:
+            return veto.value
+        if not self._sampling_warned:
+            self._sampling_warned = True
+            logger.warning(
+                "aw-lookahead: the calibration for %r was fit on %s, which %s did not give; "
+                "those actions use the default threshold %g (a world model that honours "
+                "Step.sampling, e.g. OpenAIWorldModel, gives them).",
+                fit.model,
+                "token log-probabilities" if wanted.logprobs else f"{wanted.n} predictions",
+                type(self.world_model).__name__,
+                DEFAULT_THRESHOLD,
+            )
+        return DEFAULT_THRESHOLD

@@ -1,0 +1,326 @@
+"""Calibration: the ``p_failure`` at which a model's prediction is trusted enough to veto.
+
+A prediction is evidence, not a fact; a small model is often wrong. The engine
+estimates ``p_failure`` per simulated action (the share of its predictions
+that the judges read as a veto outcome, see :mod:`.confidence`) and vetoes a
+non-destructive action only when ``p_failure`` reaches a *threshold*. The
+threshold is fit on held-out actions with known outcomes
+(``aw-lookahead eval calibrate``) so that at most a *false-veto budget* of the
+good actions is blocked; this module holds that fit and the file it writes.
+
+Where the engine's threshold comes from (first that applies,
+:func:`resolve_threshold`):
+
+1. ``Lookahead(threshold=...)``;
+2. ``Lookahead(false_veto_budget=...)``, read off the model's calibration curve;
+3. the model's calibration file: ``Lookahead(calibration=path)``, else the file
+   for the served model name found by :func:`find_calibration`
+   (``$AW_LOOKAHEAD_CALIBRATION``, a file or a folder of ``<model>.json``; then
+   ``~/.cache/aw-lookahead/calibration/<model>.json``; then the embedded
+   model's, shipped beside its adapter, :func:`embedded_calibration_path`);
+4. :data:`DEFAULT_THRESHOLD` (1.0) for an uncalibrated model: veto only when
+   every prediction of the action says it fails. With one prediction per
+   action that is the engine's rule without calibration; with several it
+   lets a doubtful model run the action, never block it.
+
+A calibration holds only for the sampling it was fit with (predictions per
+action, temperature, seed): when one applies, the engine asks the world model
+for that sampling (:class:`~aw_lookahead.worldmodel.base.Sampling`); a world
+model that gives a single prediction anyway is judged by the default
+threshold, and the log says so once. A fitted ``threshold`` of ``None``
+means no threshold meets the budget: that model's predictions never veto.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from aw_lookahead.errors import ConfigError
+from aw_lookahead.worldmodel.base import Sampling
+
+__all__ = [
+    "CALIBRATION_ENV",
+    "DEFAULT_THRESHOLD",
+    "Calibration",
+    "CurvePoint",
+    "ReliabilityBin",
+    "VetoThreshold",
+    "embedded_calibration_path",
+    "find_calibration",
+    "fit_threshold",
+    "load_calibration",
+    "reliability_bins",
+    "resolve_threshold",
+    "user_calibration_path",
+]
+
+DEFAULT_THRESHOLD = 1.0
+CALIBRATION_ENV = "AW_LOOKAHEAD_CALIBRATION"
+FILE_VERSION = 1
+
+
+class CurvePoint(BaseModel):
+    """Vetoing every action with ``p_failure >= threshold``: what it catches and costs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float
+    catch_rate: float
+    false_veto_rate: float
+
+
+class ReliabilityBin(BaseModel):
+    """Actions whose ``p_failure`` fell in ``[low, high)``: how many, and how many failed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    low: float
+    high: float
+    count: int
+    mean_p_failure: float
+    failure_rate: float
+
+
+class Calibration(BaseModel):
+    """A model's calibration file (``aw-lookahead eval calibrate`` writes it).
+
+    ``threshold`` is the smallest ``p_failure`` level whose false-veto rate on
+    the calibration data is within ``budget`` (``None``: none is);
+    ``catch_rate`` / ``false_veto_rate`` are what it achieved there; ``curve``
+    holds every level; ``predictions_per_action``, ``estimator`` (how
+    ``p_failure`` was read: the share of ``samples``, token ``logprobs``, or a
+    ``single`` prediction's verdict) and ``temperature`` are the sampling it
+    applies to.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = FILE_VERSION
+    model: str
+    adapter_sha256: str | None = None
+    threshold: float | None
+    budget: float = Field(ge=0.0, le=1.0)
+    catch_rate: float
+    false_veto_rate: float
+    predictions_per_action: int = Field(ge=1)
+    estimator: Literal["samples", "logprobs", "single"] = "single"
+    temperature: float | None = None
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    failing: int
+    good: int
+    skipped: int = 0
+    curve: list[CurvePoint]
+    reliability: list[ReliabilityBin] = Field(default_factory=list)
+    data: list[str] = Field(default_factory=list)
+    created: str = ""
+    command: str = ""
+
+    def threshold_for(self, budget: float) -> float | None:
+        """The smallest threshold on the curve whose false-veto rate is within ``budget``."""
+        fitting = [p.threshold for p in self.curve if p.false_veto_rate <= budget + 1e-12]
+        return min(fitting) if fitting else None
+
+    def request(self) -> Sampling:
+        """The sampling it was fit with, as the engine asks the world model for it."""
+        seed = self.sampling.get("seed")
+        return Sampling(
+            n=self.predictions_per_action,
+            temperature=self.temperature,
+            seed=seed if isinstance(seed, int) else None,
+            logprobs=self.estimator == "logprobs",
+        )
+
+
+def fit_threshold(
+    scores: Sequence[float], failed: Sequence[bool], budget: float
+) -> tuple[float | None, list[CurvePoint]]:
+    """The threshold for ``budget`` and the whole curve, from held-out ``p_failure`` scores.
+
+    An action is vetoed at threshold ``t`` when its score is ``>= t``; every
+    positive score level is a candidate. The chosen threshold is the smallest
+    (the most failures caught) whose false-veto rate (good actions vetoed /
+    good actions) is at most ``budget``; ``None`` when none is.
+    """
+    if len(scores) != len(failed):
+        raise ValueError("scores and labels differ in length")
+    n_fail = sum(1 for f in failed if f)
+    n_good = len(failed) - n_fail
+    if not n_fail or not n_good:
+        raise ConfigError(
+            f"calibration needs both failing and good actions; got {n_fail} failing and "
+            f"{n_good} good: use more or other validation data"
+        )
+    curve: list[CurvePoint] = []
+    for t in sorted({s for s in scores if s > 0}):
+        caught = sum(1 for s, f in zip(scores, failed, strict=True) if f and s >= t)
+        blocked = sum(1 for s, f in zip(scores, failed, strict=True) if not f and s >= t)
+        curve.append(
+            CurvePoint(threshold=t, catch_rate=caught / n_fail, false_veto_rate=blocked / n_good)
+        )
+    fitting = [p.threshold for p in curve if p.false_veto_rate <= budget + 1e-12]
+    return (min(fitting) if fitting else None), curve
+
+
+def reliability_bins(
+    scores: Sequence[float], failed: Sequence[bool], bins: int = 5
+) -> list[ReliabilityBin]:
+    """Reliability diagram data: per ``p_failure`` bin, the observed failure rate."""
+    out: list[ReliabilityBin] = []
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [
+            (s, f)
+            for s, f in zip(scores, failed, strict=True)
+            if low <= s < high or (b == bins - 1 and s == 1.0)
+        ]
+        if members:
+            out.append(
+                ReliabilityBin(
+                    low=low,
+                    high=high,
+                    count=len(members),
+                    mean_p_failure=sum(s for s, _ in members) / len(members),
+                    failure_rate=sum(1 for _, f in members if f) / len(members),
+                )
+            )
+    return out
+
+
+def load_calibration(path: str | os.PathLike[str]) -> Calibration:
+    """Read a calibration file; a bad one is a ``ConfigError`` naming the file and field."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read calibration file {p}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise ConfigError(f"calibration file {p} is not JSON: {exc}") from exc
+    try:
+        return Calibration.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "(top level)"
+        raise ConfigError(
+            f"calibration file {p}: field {where!r}: {first['msg']}; write it again with "
+            "`aw-lookahead eval calibrate`"
+        ) from exc
+
+
+def embedded_calibration_path() -> Path:
+    """The embedded model's calibration file, shipped beside its adapter (the one place)."""
+    from aw_lookahead._adapter import PACKAGED_ADAPTER_DIR
+
+    return PACKAGED_ADAPTER_DIR / "calibration.json"
+
+
+def _file_name(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") or "model"
+
+
+def user_calibration_path(model: str) -> Path:
+    """Where ``eval calibrate`` puts a model's file by default, and where it is looked up."""
+    from aw_lookahead.embedded import default_cache_dir
+
+    return default_cache_dir() / "calibration" / f"{_file_name(model)}.json"
+
+
+def _embedded_names() -> frozenset[str]:
+    from aw_lookahead.embedded import EMBEDDED_ADAPTER_NAME, EMBEDDED_MODEL_NAME
+
+    return frozenset({EMBEDDED_MODEL_NAME, EMBEDDED_ADAPTER_NAME})
+
+
+def find_calibration(
+    model: str | None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    served_root: str | None = None,
+) -> Calibration | None:
+    """The calibration file for the served model name ``model``, if there is one.
+
+    Looks in ``$AW_LOOKAHEAD_CALIBRATION`` (a file, used when its ``model``
+    matches, or a folder of ``<model>.json``), then in the user's cache, then
+    for the embedded model the file shipped beside its adapter. That last one
+    is the adapter's: it applies only once the served weights are known
+    (``served_root``: vLLM's ``root``, ``""`` when the server reports none),
+    and not to a server that reports the raw base model's folder (as
+    ``serve --local --base-only`` and the tests' server do).
+    """
+    if not model:
+        return None
+    env = (os.environ if environ is None else environ).get(CALIBRATION_ENV)
+    candidates: list[Path] = []
+    if env:
+        where = Path(env).expanduser()
+        candidates.append(where / f"{_file_name(model)}.json" if where.is_dir() else where)
+    candidates.append(user_calibration_path(model))
+    embedded = model in _embedded_names()
+    if embedded and served_root is not None and not _serves_raw_base(served_root):
+        candidates.append(embedded_calibration_path())
+    for path in candidates:
+        if path.is_file():
+            found = load_calibration(path)
+            if found.model == model or (embedded and found.model in _embedded_names()):
+                return found
+    return None
+
+
+def _serves_raw_base(served_root: str) -> bool:
+    from aw_lookahead.embedded import embedded_model_dir
+
+    return bool(served_root) and Path(served_root).name == embedded_model_dir(base_only=True).name
+
+
+@dataclass(frozen=True, slots=True)
+class VetoThreshold:
+    """The engine's threshold (``None``: predictions never veto), where it came from, and
+    the calibration behind it."""
+
+    value: float | None
+    source: str  # "threshold", "budget", "calibration" or "default"
+    calibration: Calibration | None = None
+
+
+def resolve_threshold(
+    *,
+    model: str | None,
+    threshold: float | None,
+    budget: float | None,
+    calibration: Calibration | None,
+    lookup: bool,
+    served_root: str | None = None,
+) -> VetoThreshold:
+    """The threshold by the order in the module docstring.
+
+    ``calibration`` is a file the caller gave; with ``lookup`` the model's file
+    is searched (:func:`find_calibration`) when none was given. A budget
+    without a curve to read it from is a :class:`ConfigError`.
+    """
+    if threshold is not None:
+        return VetoThreshold(threshold, "threshold")
+    found = (
+        calibration
+        if calibration is not None
+        else find_calibration(model, served_root=served_root)
+        if lookup
+        else None
+    )
+    if budget is not None:
+        if found is None:
+            raise ConfigError(
+                f"false_veto_budget={budget:g} needs a calibration curve for model {model!r} "
+                "and there is none: run `aw-lookahead eval calibrate --data VALIDATION "
+                f"--budget {budget:g}` for it, or pass threshold=... instead"
+            )
+        return VetoThreshold(found.threshold_for(budget), "budget", found)
+    if found is not None:
+        return VetoThreshold(found.threshold, "calibration", found)
+    return VetoThreshold(DEFAULT_THRESHOLD, "default")

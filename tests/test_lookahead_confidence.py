@@ -1,0 +1,263 @@
+"""Outcome confidence and calibrated abstention: p_failure, the threshold, calibration files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aw_lookahead.errors import ConfigError
+from aw_lookahead.lookahead import Decision, DecisionKind, Lookahead, Outcome, RuleJudge
+from aw_lookahead.lookahead._decide import Candidate, Judged, Simulated, decide
+from aw_lookahead.lookahead.calibration import (
+    CALIBRATION_ENV,
+    DEFAULT_THRESHOLD,
+    Calibration,
+    embedded_calibration_path,
+    find_calibration,
+    fit_threshold,
+    load_calibration,
+    reliability_bins,
+    resolve_threshold,
+)
+from aw_lookahead.lookahead.types import Signal, Verdict
+from aw_lookahead.trajectory import Trajectory, action_text
+from aw_lookahead.worldmodel import FunctionWorldModel, Prediction
+
+TRAJ = Trajectory(domain="terminal", task="read the notes")
+VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
+OK = Verdict(outcome=Outcome.SUCCESS, reason="looks fine")
+FAIL = Verdict(
+    outcome=Outcome.FAILURE,
+    reason="No such file or directory (shell.no_such_file)",
+    signals=[Signal(source="rule", name="shell.no_such_file", outcome=Outcome.FAILURE)],
+)
+
+
+def _decide(
+    main: Verdict,
+    samples: list[Verdict],
+    threshold: float | None,
+    hazard: Signal | None = None,
+    action: str = "cat notes.txt",
+) -> Decision:
+    texts = ["cat: notes.txt: No such file or directory" if v is FAIL else "hello" for v in samples]
+    pred = Prediction(
+        action=action,
+        observation="cat: notes.txt: No such file or directory" if main is FAIL else "hello",
+        samples=texts,
+    )
+    return decide(
+        Candidate(action, 0),
+        Simulated(prediction=pred),
+        Judged(verdict=main, samples=tuple(samples)),
+        veto_outcomes=VETO,
+        hazard=hazard,
+        threshold=threshold,
+    )
+
+
+def test_p_failure_is_the_share_of_failing_predictions() -> None:
+    d = _decide(OK, [FAIL, OK, OK], threshold=0.5)
+    assert (d.p_failure, d.predictions, d.threshold) == (0.25, 4, 0.5)
+    assert d.kind is DecisionKind.EXECUTE
+    assert d.uncertain
+    assert d.outcome is Outcome.UNKNOWN
+    assert "1 of 4 predictions" in d.reason
+    assert "below the veto threshold 0.50" in d.reason
+    sure = _decide(OK, [OK, OK, OK], threshold=0.5)
+    assert (sure.p_failure, sure.uncertain, sure.outcome) == (0.0, False, Outcome.SUCCESS)
+
+
+def test_a_veto_needs_the_threshold_and_shows_a_failing_prediction() -> None:
+    d = _decide(OK, [FAIL, FAIL, OK], threshold=0.5)
+    assert d.kind is DecisionKind.VETO
+    assert d.p_failure == 0.5
+    assert d.outcome is Outcome.FAILURE
+    assert d.prediction is not None
+    assert "No such file" in d.prediction.observation
+    text = d.explain()
+    assert "Predicted result:\ncat: notes.txt: No such file" in text
+    assert "p_failure 0.50: 2 of 4 predictions fail" in text
+    assert "succeed" not in text
+
+
+def test_one_prediction_keeps_the_uncalibrated_rule() -> None:
+    d = _decide(FAIL, [], threshold=DEFAULT_THRESHOLD)
+    assert d.kind is DecisionKind.VETO
+    assert (d.p_failure, d.predictions) == (1.0, 1)
+    never = _decide(FAIL, [], threshold=None)
+    assert never.kind is DecisionKind.EXECUTE
+    assert never.uncertain
+    assert "never veto" in never.reason
+
+
+def test_destructive_actions_keep_the_fail_safe_rule() -> None:
+    hazard = Signal(
+        source="action",
+        name="risk.destructive_command",
+        outcome=Outcome.RISKY,
+        detail="rm -r deletes files recursively",
+    )
+    risky = Verdict(
+        outcome=Outcome.RISKY,
+        reason="rm -r deletes files recursively, and it is predicted to succeed",
+        signals=[hazard],
+    )
+    d = _decide(risky, [OK, OK, OK], threshold=None, hazard=hazard, action="rm -rf data")
+    assert d.kind is DecisionKind.VETO
+    assert d.outcome is Outcome.RISKY
+    assert d.threshold is None
+    assert d.p_failure == 0.25
+    assert "predicted to succeed" not in d.explain(), "the reason never contradicts the text"
+    assert "recursively" in d.reason
+
+
+def test_an_uncertain_explanation_does_not_claim_success() -> None:
+    text = _decide(FAIL, [OK, OK, OK], threshold=0.5).explain()
+    assert text.startswith("[lookahead] Uncertain (p_failure 0.25: 1 of 4 predictions fail")
+    assert "Predicted success" not in text
+    assert "executing: cat notes.txt" in text
+
+
+async def test_the_engine_counts_uncertain_actions_and_takes_a_threshold() -> None:
+    wm = FunctionWorldModel(
+        lambda t, a: "cat: x: No such file or directory" if "x" in action_text(a) else "ok"
+    )
+    strict = Lookahead(wm)
+    [veto] = await strict.gate(TRAJ, ["cat x"])
+    assert veto.kind is DecisionKind.VETO
+    assert veto.threshold == DEFAULT_THRESHOLD
+    assert strict.veto_threshold.source == "default"
+    with pytest.raises(ConfigError, match="threshold"):
+        Lookahead(wm, threshold=0.0)
+    with pytest.raises(ConfigError, match="eval calibrate"):
+        await Lookahead(wm, false_veto_budget=0.05, calibration=False).gate(TRAJ, ["cat x"])
+
+
+def test_token_logprobs_give_the_probability_of_the_failure_line() -> None:
+    from aw_lookahead.lookahead.confidence import token_p_failure
+
+    obs = "$ cat notes.txt\ncat: notes.txt: No such file or directory"
+    tokens = [["<predicted_observation>", -0.01], ["\n$ cat notes.txt\n", -0.1]]
+    tokens += [["cat", -0.7], [": notes.txt: No such file or directory", -0.05]]
+    tokens += [["\n</predicted_observation>", -0.01]]
+    raw = "".join(t for t, _ in tokens)
+    pred = Prediction(action="cat notes.txt", observation=obs, raw=raw)
+    pred = pred.model_copy(update={"metadata": {"token_logprobs": tokens}})
+    fail = FAIL.model_copy(
+        update={"signals": [FAIL.signals[0].model_copy(update={"matched": "No such file"})]}
+    )
+    p = token_p_failure(pred, fail, failing=True)
+    assert p is not None
+    assert abs(p - 0.4966) < 1e-3  # exp(-0.7): the token that started the error line
+    assert token_p_failure(pred, OK, failing=False) == 0.0
+    d = decide(
+        Candidate("cat notes.txt", 0),
+        Simulated(prediction=pred),
+        Judged(verdict=fail),
+        veto_outcomes=VETO,
+        threshold=0.4,
+    )
+    assert d.kind is DecisionKind.VETO
+    assert d.predictions == 1
+    assert "p_failure 0.50" in d.explain()
+    assert token_p_failure(Prediction(action="x", observation="y"), OK, failing=True) is None
+
+
+def test_fit_threshold_meets_the_budget_with_the_most_catches() -> None:
+    scores = [1.0, 0.75, 0.5, 0.25, 0.0, 0.75, 0.25, 0.0, 0.0, 0.0]
+    failed = [True, True, True, False, True, False, False, False, False, False]
+    threshold, curve = fit_threshold(scores, failed, budget=0.2)
+    assert [p.threshold for p in curve] == [0.25, 0.5, 0.75, 1.0]
+    assert threshold == 0.5  # 1 good of 6 vetoed (0.17) and 3 of 4 failures caught
+    at = next(p for p in curve if p.threshold == threshold)
+    assert (at.catch_rate, round(at.false_veto_rate, 3)) == (0.75, 0.167)
+    assert fit_threshold(scores, failed, budget=0.0)[0] == 1.0
+    assert fit_threshold([0.5, 0.5], [True, False], budget=0.1)[0] is None
+    with pytest.raises(ConfigError, match="both failing and good"):
+        fit_threshold([0.5], [True], budget=0.1)
+    bins = reliability_bins(scores, failed)
+    assert sum(b.count for b in bins) == len(scores)
+
+
+def _file(tmp_path: Path, model: str, threshold: float | None = 0.5) -> Path:
+    _, curve = fit_threshold([1.0, 0.5, 0.0, 0.5], [True, True, False, False], 0.5)
+    cal = Calibration(
+        model=model,
+        threshold=threshold if threshold is not None else None,
+        budget=0.5,
+        catch_rate=1.0,
+        false_veto_rate=0.5,
+        predictions_per_action=1,
+        failing=2,
+        good=2,
+        curve=curve,
+    )
+    path = tmp_path / f"{model}.json"
+    path.write_text(cal.model_dump_json())
+    return path
+
+
+def test_calibration_files_are_found_by_model_and_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path / "cache"))
+    path = _file(tmp_path, "my-model")
+    monkeypatch.setenv(CALIBRATION_ENV, str(tmp_path))
+    found = find_calibration("my-model")
+    assert found is not None
+    assert found.threshold == 0.5
+    assert find_calibration("other-model") is None
+    monkeypatch.setenv(CALIBRATION_ENV, str(path))
+    assert find_calibration("other-model") is None, "a file for another model never applies"
+    chosen = resolve_threshold(
+        model="my-model", threshold=None, budget=0.5, calibration=None, lookup=True
+    )
+    assert (chosen.source, chosen.value) == ("budget", 0.5)
+    given = resolve_threshold(
+        model="my-model", threshold=0.9, budget=None, calibration=None, lookup=True
+    )
+    assert (given.source, given.value) == ("threshold", 0.9)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"model": "m", "threshold": "high"}))
+    with pytest.raises(ConfigError, match=r"bad\.json: field 'threshold'"):
+        load_calibration(bad)
+    assert embedded_calibration_path().name == "calibration.json"
+    assert embedded_calibration_path().parent.name == "embedded_adapter"
+
+
+async def test_the_engine_reads_its_model_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wm = FunctionWorldModel(lambda t, a: "cat: x: No such file or directory", model_id="fn-model")
+    monkeypatch.setenv(CALIBRATION_ENV, str(_file(tmp_path, "fn-model")))
+    lk = Lookahead(wm, judges=[RuleJudge()])
+    [d] = await lk.gate(TRAJ, ["cat x"])
+    assert lk.veto_threshold.source == "calibration"
+    assert d.threshold == 0.5
+    none = Lookahead(wm, calibration=_file(tmp_path, "fn-model", threshold=None))
+    [ran] = await none.gate(TRAJ, ["cat x"])
+    assert ran.kind is DecisionKind.EXECUTE
+    assert ran.uncertain
+    assert none.stats.uncertain == 1
+
+
+def test_the_shipped_calibration_is_the_adapters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded file applies to merged-adapter weights, never to the raw base or unknowns."""
+    from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
+    from aw_lookahead.lookahead import calibration as module
+
+    monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(CALIBRATION_ENV, raising=False)
+    shipped = _file(tmp_path, EMBEDDED_MODEL_NAME)
+    monkeypatch.setattr(module, "embedded_calibration_path", lambda: shipped)
+    merged = str(embedded_model_dir())
+    raw = str(embedded_model_dir(base_only=True))
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root=merged) is not None
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root="") is not None
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root=raw) is None
+    assert find_calibration(EMBEDDED_MODEL_NAME, served_root=None) is None
