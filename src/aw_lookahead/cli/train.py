@@ -17,6 +17,7 @@ from typing import Any
 from aw_lookahead.training.classify import ClassifyConfig, TurnClass
 
 from ._common import add_prompts_option
+from ._train_grpo import add_grpo_options, run_grpo
 
 
 def register(subparsers: Any) -> None:
@@ -48,7 +49,12 @@ def register(subparsers: Any) -> None:
         "(auto: the profile the model's name is served with; short: a few lines per domain, "
         "for small models) (default %(default)s)",
     )
-    p.add_argument("--method", choices=("lora", "full"), default="lora")
+    p.add_argument(
+        "--method",
+        choices=("lora", "full", "grpo"),
+        default="lora",
+        help="lora / full: SFT; grpo: RL with the hybrid reward (see the GRPO options)",
+    )
     p.add_argument(
         "--targets",
         choices=("each", "all", "one"),
@@ -117,6 +123,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="print the data report and exit (loads only the tokenizer)",
     )
+    add_grpo_options(p)
     p.set_defaults(func=run)
 
 
@@ -133,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         data=args.data,
         out=args.out,
-        method=args.method,
+        method=args.grpo_weights if args.method == "grpo" else args.method,
         targets=args.targets,
         prompts=args.prompts,
         prompt_profile=args.prompt_profile,
@@ -161,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         classify=classify,
         progress=not args.no_progress,
     )
+    if args.method == "grpo":
+        return run_grpo(args, cfg)
     result = train(cfg)
     print(result.report.summary())
     first = result.losses[0][1] if result.losses else float("nan")

@@ -253,7 +253,6 @@ class HybridReward:
         ]
         gate = asyncio.Semaphore(self.concurrency)
         pending: dict[str, asyncio.Task[float | None]] = {}
-        cached = 0
 
         async def one(i: int) -> float | None:
             async with gate:
@@ -269,14 +268,15 @@ class HybridReward:
             return None
 
         results: list[asyncio.Task[float | None] | float] = []
+        shared: list[int] = []
         for i, key in enumerate(keys):
             if key in self._cache:
                 self._cache.move_to_end(key)
                 results.append(self._cache[key])
-                cached += 1
+                shared.append(i)
             elif key in pending:
                 results.append(pending[key])
-                cached += 1
+                shared.append(i)
             else:
                 pending[key] = asyncio.ensure_future(one(i))
                 results.append(pending[key])
@@ -289,6 +289,7 @@ class HybridReward:
                     self._cache.popitem(last=False)
         scores = [r.result() if isinstance(r, asyncio.Task) else r for r in results]
         failed = sum(1 for s in scores if s is None)
+        cached = sum(1 for i in shared if scores[i] is not None)
         return scores, failed, cached
 
     def _fail(self, sample: TurnSample, error: str) -> None:
