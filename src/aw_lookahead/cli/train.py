@@ -40,6 +40,19 @@ def register(subparsers: Any) -> None:
         "AgentWorldBench records",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument(
+        "--agent-data",
+        nargs="+",
+        type=Path,
+        default=[],
+        help="the agent's own SFT data (OpenAI messages JSONL with tool calls), mixed in at --mix",
+    )
+    p.add_argument(
+        "--mix",
+        type=float,
+        default=0.0,
+        help="share of the training sequences drawn from --agent-data (e.g. 0.3)",
+    )
     add_prompts_option(p)
     p.add_argument(
         "--prompt-profile",
@@ -146,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
         prompt_profile=args.prompt_profile,
         logits=args.logits,
         threads=args.threads,
+        agent_data=args.agent_data,
+        mix=args.mix,
         max_len=args.max_len,
         epochs=args.epochs,
         max_steps=args.max_steps,
@@ -211,7 +226,7 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"--model {args.model}: cannot load its tokenizer ({exc})") from exc
-    _, report = prepare_dataset(
+    samples, report = prepare_dataset(
         args.data,
         tokenizer,
         max_len=args.max_len,
@@ -219,6 +234,18 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
         config=classify,
         prompts=train_prompts(args.model, args.prompt_profile, args.prompts),
     )
+    if args.agent_data:
+        from aw_lookahead.training.mix import mix_samples
+
+        _, report = mix_samples(
+            samples,
+            report,
+            args.agent_data,
+            tokenizer,
+            mix=args.mix,
+            max_len=args.max_len,
+            seed=args.seed,
+        )
     print(report.summary())
     json.dump(report.as_dict(), sys.stdout, indent=2)
     print()

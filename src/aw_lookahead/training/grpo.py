@@ -189,6 +189,11 @@ def train_grpo(
     datasets = require("train", "datasets")
     from aw_lookahead.prompts import PromptSet
 
+    if cfg.agent_data:
+        raise ConfigError(
+            "--agent-data / --mix mix SFT sequences; GRPO trains on world-model prompts only. "
+            "Warm up with SFT and --mix first, then run GRPO on the result"
+        )
     ckpt_root = cfg.out / art.CHECKPOINTS
     existing = _checkpoints(ckpt_root)
     if existing and not cfg.resume:
