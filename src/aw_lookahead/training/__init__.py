@@ -5,9 +5,10 @@ classes, keep ratios, retries, target modes) -> :func:`encode_sample` (chat
 template, labels ``-100`` except the target answers) -> :func:`train` (LoRA or
 full fine-tuning with accelerate). RL warm-up: :func:`grpo_dataset` (one
 target turn per trajectory) -> :func:`train_grpo` (TRL's ``GRPOTrainer``)
-with :class:`HybridReward` (rubric judge + rule verifier). Importing this package does not import
-torch; :func:`train` does, and a missing extra raises an ImportError with the
-``pip install 'aw-lookahead[train]'`` line.
+with :class:`HybridReward` (rubric judge + rule verifier). Warm-up of an
+agent's own model: :func:`mix_samples` adds its chat transcripts. Importing
+this package does not import torch; :func:`train` does, and a missing extra
+raises an ImportError with the ``pip install 'aw-lookahead[train]'`` line.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .data import (
 )
 from .grpo import GRPOOptions, train_grpo
 from .grpo_data import GRPODataReport, grpo_dataset, trajectory_group
+from .mix import MixReport, encode_conversation, mix_samples, read_agent_conversations
 from .reward import HybridReward, RewardStats, completion_text, rule_score
 from .trainer import TrainResult, batch_order, train
 
@@ -54,6 +56,7 @@ __all__ = [
     "GRPODataReport",
     "GRPOOptions",
     "HybridReward",
+    "MixReport",
     "RewardStats",
     "TrainConfig",
     "TrainResult",
@@ -65,10 +68,13 @@ __all__ = [
     "classify_trajectory",
     "classify_turn",
     "completion_text",
+    "encode_conversation",
     "encode_sample",
     "grpo_dataset",
     "label_spans",
+    "mix_samples",
     "prepare_dataset",
+    "read_agent_conversations",
     "read_training_records",
     "retry_turns",
     "rule_score",
