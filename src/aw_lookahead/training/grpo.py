@@ -183,12 +183,6 @@ def train_grpo(
 ) -> TrainResult:
     """Run (or resume) a GRPO job with ``reward``; see the module docstring."""
     opts = opts or GRPOOptions()
-    torch = require("train", "torch")
-    transformers = require("train", "transformers")
-    trl = require("train", "trl")
-    datasets = require("train", "datasets")
-    from aw_lookahead.prompts import PromptSet
-
     if cfg.agent_data:
         raise ConfigError(
             "--agent-data / --mix mix SFT sequences; GRPO trains on world-model prompts only. "
@@ -201,6 +195,12 @@ def train_grpo(
             f"{cfg.out} already holds checkpoints; pass --resume to continue that run, or "
             "choose a new --out folder"
         )
+    torch = require("train", "torch")
+    transformers = require("train", "transformers")
+    trl = require("train", "trl")
+    datasets = require("train", "datasets")
+    from aw_lookahead.prompts import PromptSet
+
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(cfg.model))
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
