@@ -124,6 +124,17 @@ def _fold(messages: Sequence[dict[str, Any]], tools: list[dict[str, Any]] | None
     return out
 
 
+def _native(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy whose tool-call arguments are objects (chat templates dump them as JSON)."""
+    out = dict(message)
+    if out.get("tool_calls"):
+        out["tool_calls"] = [
+            {**c, "function": {**c["function"], "arguments": _arguments(c["function"])}}
+            for c in out["tool_calls"]
+        ]
+    return out
+
+
 class _WithTools:
     """A tokenizer whose chat template always receives ``tools`` (for native rendering)."""
 
@@ -164,7 +175,7 @@ def encode_conversation(
     if native is None:
         native = renders_tools(tokenizer)
     if native:
-        rendered: list[Any] = [dict(m) for m in messages]
+        rendered: list[Any] = [_native(m) for m in messages]
         tok: Any = _WithTools(tokenizer, tools)
     else:
         rendered, tok = _fold(messages, tools), tokenizer
