@@ -39,7 +39,7 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
 from . import _artifacts as art
-from .config import TrainConfig
+from .config import TrainConfig, train_prompts
 from .grpo_data import GRPODataReport, grpo_dataset
 from .reward import HybridReward
 from .trainer import TrainResult, _mixed_precision
@@ -199,8 +199,8 @@ def train_grpo(
     transformers = require("train", "transformers")
     trl = require("train", "trl")
     datasets = require("train", "datasets")
-    from aw_lookahead.prompts import PromptSet
-
+    if cfg.threads is not None:
+        torch.set_num_threads(cfg.threads)
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(cfg.model))
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
@@ -211,7 +211,7 @@ def train_grpo(
         max_prompt_len=cfg.max_len,
         turns_per_trajectory=opts.turns_per_trajectory,
         config=cfg.classify,
-        prompts=PromptSet(cfg.prompts) if cfg.prompts else None,
+        prompts=train_prompts(cfg.model, cfg.prompt_profile, cfg.prompts),
         seed=cfg.seed,
     )
     if not rows:
@@ -337,6 +337,8 @@ def _write_result(
         "last_loss": r.losses[-1][1] if r.losses else None,
         "seconds_this_run": round(r.seconds, 3),
         "seconds_per_step": round(r.seconds / max(1, r.step - (r.resumed_from or 0)), 3),
+        "prompt_profile": cfg.resolved_profile(),
+        "threads": cfg.threads,
         "output_dir": str(r.output_dir) if r.output_dir else None,
         "vllm_args": serve,
         "generation": {
