@@ -92,8 +92,8 @@ async def test_one_served_model_is_policy_and_world_model(one_server: Any) -> No
         base_url=one_server.base_url,
         api_key=one_server.api_key,
         temperature=0.0,
-        max_tokens=64,
-    ).bind_tools([tool], tool_choice="required")
+        max_tokens=128,
+    ).bind_tools([tool], tool_choice="shell")  # named: the server decodes under its schema
     reply = await policy.ainvoke("List the files in the current folder with the shell tool.")
     assert reply.tool_calls, reply
     call = reply.tool_calls[0]
