@@ -138,6 +138,23 @@ def test_judge_down_gives_the_rule_score_counted() -> None:
     assert reward.last["hybrid/judge_failed"] == 2.0
 
 
+def test_a_judge_that_never_answers_costs_at_most_the_deadline() -> None:
+    from aw_lookahead.evaluation import RubricJudge
+
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        judge = RubricJudge("any", base_url=url, api_key="EMPTY", timeout=300.0)
+        reward = HybridReward(judge, deadline_s=1.0)
+        scores = reward(
+            prompts=["ls"], completions=["$ ls"], observation=[OBS], domain=["terminal"]
+        )
+    assert len(scores) == 1
+    assert reward.stats.judge_failed == 1
+    assert "no verdict within 1.0 s" in reward.stats.failures[-1]
+
+
 # ----------------------------------------------------------------------------- real steps
 
 

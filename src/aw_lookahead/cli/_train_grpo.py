@@ -53,7 +53,13 @@ def add_grpo_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--judge-api-key", default=None)
     g.add_argument("--judge-concurrency", type=int, default=8)
-    g.add_argument("--judge-timeout", type=float, default=120.0)
+    g.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per request")
+    g.add_argument(
+        "--judge-deadline",
+        type=float,
+        default=600.0,
+        help="seconds to judge one step's completions; later ones get the rule score",
+    )
     g.add_argument("--rubric-weight", type=float, default=0.9)
     g.add_argument("--rule-weight", type=float, default=0.1)
 
@@ -80,6 +86,7 @@ def run_grpo(args: argparse.Namespace, cfg: TrainConfig) -> int:
         rubric_weight=rubric_weight,
         rule_weight=args.rule_weight,
         concurrency=args.judge_concurrency,
+        deadline_s=args.judge_deadline,
     )
     opts = GRPOOptions(
         num_generations=args.num_generations,

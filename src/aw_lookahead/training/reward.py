@@ -24,6 +24,8 @@ Guarantees:
   (:attr:`HybridReward.stats`), logged as a warning naming the sample, and
   reported to TRL as the ``hybrid/judge_failed`` metric: never silent, never
   a crash.
+* Judging one call takes at most ``deadline_s`` (default 600 s): a slow
+  judge cannot stall training; answers still missing then are failures.
 * Judge requests of one call run concurrently (at most ``concurrency`` at a
   time) and go through the project's provider, which redacts messages before
   they leave the process. Identical (prompt, observation, prediction) triples
@@ -136,6 +138,12 @@ def _sample_of(row: dict[str, Any], prompt: Any, index: int) -> TurnSample:
     return TurnSample(trajectory=trajectory, turn_idx=1)
 
 
+def _value(result: asyncio.Task[float | None] | float, late: set[Any]) -> float | None:
+    if not isinstance(result, asyncio.Task):
+        return result
+    return None if result in late else result.result()
+
+
 class HybridReward:
     """``rubric_weight`` x rubric judge + ``rule_weight`` x rule verifier (module docstring).
 
@@ -151,6 +159,7 @@ class HybridReward:
         rule_weight: float = 0.1,
         concurrency: int = 8,
         cache_size: int = 4096,
+        deadline_s: float | None = 600.0,
     ) -> None:
         if rubric_weight < 0 or rule_weight < 0 or rubric_weight + rule_weight <= 0:
             raise ConfigError(
@@ -164,11 +173,14 @@ class HybridReward:
             )
         if concurrency < 1:
             raise ConfigError(f"concurrency must be >= 1, got {concurrency}")
+        if deadline_s is not None and deadline_s <= 0:
+            raise ConfigError(f"deadline_s must be > 0 (or None), got {deadline_s}")
         self.judge = judge if rubric_weight > 0 else None
         self.rubric_weight = rubric_weight
         self.rule_weight = rule_weight
         self.concurrency = concurrency
         self.cache_size = cache_size
+        self.deadline_s = deadline_s
         self.stats = RewardStats()
         self.last: dict[str, float] = {}
         self._cache: OrderedDict[str, float] = OrderedDict()
@@ -253,6 +265,7 @@ class HybridReward:
         ]
         gate = asyncio.Semaphore(self.concurrency)
         pending: dict[str, asyncio.Task[float | None]] = {}
+        first: dict[str, int] = {}
 
         async def one(i: int) -> float | None:
             async with gate:
@@ -279,15 +292,24 @@ class HybridReward:
                 shared.append(i)
             else:
                 pending[key] = asyncio.ensure_future(one(i))
+                first[key] = i
                 results.append(pending[key])
-        await asyncio.gather(*pending.values())
+        late: set[asyncio.Task[float | None]] = set()
+        if pending:
+            _, late = await asyncio.wait(pending.values(), timeout=self.deadline_s)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
         for key, task in pending.items():
+            if task in late:
+                self._fail(samples[first[key]], f"no verdict within {self.deadline_s} s")
+                continue
             value = task.result()
             if value is not None:
                 self._cache[key] = value
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
-        scores = [r.result() if isinstance(r, asyncio.Task) else r for r in results]
+        scores = [_value(r, late) for r in results]
         failed = sum(1 for s in scores if s is None)
         cached = sum(1 for i in shared if scores[i] is not None)
         return scores, failed, cached
