@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from typing import TYPE_CHECKING
 
@@ -99,7 +100,13 @@ def run_grpo(args: argparse.Namespace, cfg: TrainConfig) -> int:
     )
     result = train_grpo(cfg, opts, reward=reward)
     stats = reward.stats
-    print(result.report.summary())
+    drawn = json.loads((cfg.out / "data_report.json").read_text())
+    table = result.report.summary().splitlines()[:-1]  # the token line is SFT's
+    print("\n".join(table))
+    print(
+        f"GRPO prompts: {drawn['rows']} from {drawn['trajectories']} trajectories "
+        f"({drawn['turns_per_trajectory']} turn(s) each at most)"
+    )
     print(
         f"step {result.step}/{result.total_steps}, {result.seconds:.1f} s; reward over "
         f"{stats.samples} completions: judged {stats.judged}, judge failed {stats.judge_failed} "
