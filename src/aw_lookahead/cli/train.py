@@ -17,6 +17,7 @@ from typing import Any
 from aw_lookahead.training.classify import ClassifyConfig, TurnClass
 
 from ._common import add_prompts_option
+from ._train_grpo import add_grpo_options, run_grpo
 
 
 def register(subparsers: Any) -> None:
@@ -39,6 +40,19 @@ def register(subparsers: Any) -> None:
         "AgentWorldBench records",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument(
+        "--agent-data",
+        nargs="+",
+        type=Path,
+        default=[],
+        help="the agent's own SFT data (OpenAI messages JSONL with tool calls), mixed in at --mix",
+    )
+    p.add_argument(
+        "--mix",
+        type=float,
+        default=0.0,
+        help="share of the training sequences drawn from --agent-data (e.g. 0.3)",
+    )
     add_prompts_option(p)
     p.add_argument(
         "--prompt-profile",
@@ -48,7 +62,12 @@ def register(subparsers: Any) -> None:
         "(auto: the profile the model's name is served with; short: a few lines per domain, "
         "for small models) (default %(default)s)",
     )
-    p.add_argument("--method", choices=("lora", "full"), default="lora")
+    p.add_argument(
+        "--method",
+        choices=("lora", "full", "grpo"),
+        default="lora",
+        help="lora / full: SFT; grpo: RL with the hybrid reward (see the GRPO options)",
+    )
     p.add_argument(
         "--targets",
         choices=("each", "all", "one"),
@@ -117,6 +136,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="print the data report and exit (loads only the tokenizer)",
     )
+    add_grpo_options(p)
     p.set_defaults(func=run)
 
 
@@ -133,12 +153,14 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         data=args.data,
         out=args.out,
-        method=args.method,
+        method=args.grpo_weights if args.method == "grpo" else args.method,
         targets=args.targets,
         prompts=args.prompts,
         prompt_profile=args.prompt_profile,
         logits=args.logits,
         threads=args.threads,
+        agent_data=args.agent_data,
+        mix=args.mix,
         max_len=args.max_len,
         epochs=args.epochs,
         max_steps=args.max_steps,
@@ -161,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
         classify=classify,
         progress=not args.no_progress,
     )
+    if args.method == "grpo":
+        return run_grpo(args, cfg)
     result = train(cfg)
     print(result.report.summary())
     first = result.losses[0][1] if result.losses else float("nan")
@@ -202,7 +226,7 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"--model {args.model}: cannot load its tokenizer ({exc})") from exc
-    _, report = prepare_dataset(
+    samples, report = prepare_dataset(
         args.data,
         tokenizer,
         max_len=args.max_len,
@@ -210,6 +234,18 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
         config=classify,
         prompts=train_prompts(args.model, args.prompt_profile, args.prompts),
     )
+    if args.agent_data:
+        from aw_lookahead.training.mix import mix_samples
+
+        _, report = mix_samples(
+            samples,
+            report,
+            args.agent_data,
+            tokenizer,
+            mix=args.mix,
+            max_len=args.max_len,
+            seed=args.seed,
+        )
     print(report.summary())
     json.dump(report.as_dict(), sys.stdout, indent=2)
     print()

@@ -216,9 +216,9 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
 
 def embedded_calibration_path() -> Path:
     """The embedded model's calibration file, shipped beside its adapter (the one place)."""
-    from aw_lookahead._adapter import PACKAGED_ADAPTER_DIR
+    from aw_lookahead.prompts.profiles import SHIPPED_ADAPTER_DIR
 
-    return PACKAGED_ADAPTER_DIR / "calibration.json"
+    return SHIPPED_ADAPTER_DIR / "calibration.json"
 
 
 def _file_name(model: str) -> str:

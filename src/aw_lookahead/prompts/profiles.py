@@ -21,6 +21,7 @@ from .render import PROMPT_PROFILES, PromptProfile, PromptSet, profile_prompts
 
 __all__ = [
     "EMBEDDED_SERVED_NAME",
+    "SHIPPED_ADAPTER_DIR",
     "embedded_prompt_profile",
     "profile_for_model",
     "prompts_for_model",
@@ -29,10 +30,10 @@ __all__ = [
 EMBEDDED_SERVED_NAME = "smollm2-135m-instruct"
 """The served model name of the embedded model (also the base model's cache folder name)."""
 
-# the shipped adapter (package data of aw_lookahead.embedded, which sits above prompts)
-_PROVENANCE = (
-    Path(__file__).resolve().parent.parent / "embedded" / "adapter_weights" / "provenance.json"
-)
+SHIPPED_ADAPTER_DIR = Path(__file__).resolve().parent.parent / "embedded" / "adapter_weights"
+"""The embedded model's shipped adapter folder (package data of :mod:`aw_lookahead.embedded`,
+which sits above this layer; its provenance and calibration are read from here)."""
+_PROVENANCE = SHIPPED_ADAPTER_DIR / "provenance.json"
 
 
 @functools.cache

@@ -3,9 +3,12 @@
 Pipeline: :func:`read_training_records` -> :func:`build_samples` (turn
 classes, keep ratios, retries, target modes) -> :func:`encode_sample` (chat
 template, labels ``-100`` except the target answers) -> :func:`train` (LoRA or
-full fine-tuning with accelerate). Importing this package does not import
-torch; :func:`train` does, and a missing extra raises an ImportError with the
-``pip install 'aw-lookahead[train]'`` line.
+full fine-tuning with accelerate). RL warm-up: :func:`grpo_dataset` (one
+target turn per trajectory) -> :func:`train_grpo` (TRL's ``GRPOTrainer``)
+with :class:`HybridReward` (rubric judge + rule verifier). Warm-up of an
+agent's own model: :func:`mix_samples` adds its chat transcripts. Importing
+this package does not import torch; :func:`train` does, and a missing extra
+raises an ImportError with the ``pip install 'aw-lookahead[train]'`` line.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ from .data import (
     read_training_records,
     target_answer,
 )
+from .grpo import GRPOOptions, train_grpo
+from .grpo_data import GRPODataReport, grpo_dataset, trajectory_group
+from .mix import MixReport, encode_conversation, mix_samples, read_agent_conversations
+from .reward import HybridReward, RewardStats, completion_text, rule_score
 from .trainer import TrainResult, batch_order, train
 
 __all__ = [
@@ -46,6 +53,11 @@ __all__ = [
     "ClassifyConfig",
     "DataReport",
     "EncodedSample",
+    "GRPODataReport",
+    "GRPOOptions",
+    "HybridReward",
+    "MixReport",
+    "RewardStats",
     "TrainConfig",
     "TrainResult",
     "TurnClass",
@@ -55,12 +67,20 @@ __all__ = [
     "build_samples",
     "classify_trajectory",
     "classify_turn",
+    "completion_text",
+    "encode_conversation",
     "encode_sample",
+    "grpo_dataset",
     "label_spans",
+    "mix_samples",
     "prepare_dataset",
+    "read_agent_conversations",
     "read_training_records",
     "retry_turns",
+    "rule_score",
     "target_answer",
     "train",
+    "train_grpo",
+    "trajectory_group",
     "turn_stats",
 ]

@@ -7,7 +7,7 @@ Layout under ``<out>``::
                             + adapter/ (LoRA runs: that step's PEFT adapter, servable as is)
     encoded.jsonl.gz        the tokenised data (token ids only), reused by --resume
     metrics.jsonl           one line per optimizer step
-    loss.png                the loss curve
+    loss.png                the loss curve (GRPO also reward.png: reward and its parts)
     data_report.json        class counts and token counts of the data
     adapter/ or model/      the result (PEFT adapter, or the full model + tokenizer)
     train_result.json       summary of the run and the serving line
@@ -78,6 +78,29 @@ def plot_losses(losses: list[tuple[int, float]], path: Path) -> None:
     ax.set_ylabel("training loss (labelled tokens)")
     ax.set_title("aw-lookahead warm-up fine-tuning")
     ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_series(
+    series: dict[str, list[tuple[int, float]]], path: Path, *, ylabel: str, title: str
+) -> None:
+    """Save several named per-step curves in one PNG (empty series are left out)."""
+    matplotlib = require("train", "matplotlib")
+    matplotlib.use("Agg", force=True)
+    plt = require("train", "matplotlib.pyplot")
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    for name, points in series.items():
+        if points:
+            steps, values = zip(*points, strict=True)
+            ax.plot(steps, values, marker="." if len(points) < 60 else None, label=name)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if any(series.values()):
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

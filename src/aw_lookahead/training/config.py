@@ -107,6 +107,11 @@ class TrainConfig:
     prompt_profile: PromptProfile | Literal["auto"] = "auto"
     logits: LossPositions = "labels"
     threads: int | None = None
+    agent_data: list[Path] = field(default_factory=list)
+    """The agent's own SFT data (OpenAI messages JSONL), mixed in at ``mix``
+    (see :mod:`~aw_lookahead.training.mix`)."""
+    mix: float = 0.0
+    """Share of the training sequences drawn from ``agent_data`` (0 <= mix < 1)."""
 
     def resolved_profile(self) -> PromptProfile:
         """The prompt profile this run trains with (``"auto"`` resolved by the model folder)."""
@@ -157,3 +162,11 @@ class TrainConfig:
             raise ConfigError(f"epochs must be > 0, got {self.epochs}")
         if self.lr <= 0:
             raise ConfigError(f"lr must be > 0, got {self.lr}")
+        self.agent_data = [Path(p) for p in self.agent_data]
+        for p in self.agent_data:
+            if not p.exists():
+                raise ConfigError(f"agent data {p} does not exist")
+        if not 0.0 <= self.mix < 1.0:
+            raise ConfigError(f"mix is the agent share of the sequences (0 <= mix < 1): {self.mix}")
+        if self.mix > 0 and not self.agent_data:
+            raise ConfigError("--mix needs --agent-data (the agent's OpenAI messages JSONL)")

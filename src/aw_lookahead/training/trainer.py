@@ -209,6 +209,18 @@ def train(cfg: TrainConfig) -> TrainResult:
     acc.wait_for_everyone()
     if not main:
         samples, report, cached = encoded()
+    if cfg.agent_data:
+        from .mix import mix_samples
+
+        samples, report = mix_samples(
+            samples,
+            report,
+            cfg.agent_data,
+            tokenizer,
+            mix=cfg.mix,
+            max_len=cfg.max_len,
+            seed=cfg.seed,
+        )
     if not samples:
         raise ConfigError(
             "no training samples survived classification and length limits; raise keep ratios "
