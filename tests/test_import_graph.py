@@ -230,8 +230,10 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "trajectory",
         "prompts",
         "agentworldbench worldmodel",
-        "lookahead embedded sandbox",
-        "serving training evaluation langgraph mcp",
+        "embedded",
+        "lookahead sandbox",
+        "serving evaluation langgraph mcp",
+        "training",
         "datagen",
         "cli",
     )

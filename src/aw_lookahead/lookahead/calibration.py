@@ -274,9 +274,10 @@ def find_calibration(
 
 
 def _serves_raw_base(served_root: str) -> bool:
-    from aw_lookahead.embedded import embedded_model_dir
+    from aw_lookahead.prompts.profiles import EMBEDDED_SERVED_NAME
 
-    return bool(served_root) and Path(served_root).name == embedded_model_dir(base_only=True).name
+    # the raw base's folder is named after the served name; the merged one adds "-aw"
+    return bool(served_root) and Path(served_root).name == EMBEDDED_SERVED_NAME
 
 
 @dataclass(frozen=True, slots=True)
