@@ -225,7 +225,7 @@ def test_calibration_files_are_found_by_model_and_checked(
     with pytest.raises(ConfigError, match=r"bad\.json: field 'threshold'"):
         load_calibration(bad)
     assert embedded_calibration_path().name == "calibration.json"
-    assert embedded_calibration_path().parent.name == "embedded_adapter"
+    assert embedded_calibration_path().parent.name == "adapter_weights"
 
 
 async def test_the_engine_reads_its_model_file(
