@@ -4,6 +4,7 @@ computed only at label positions; the run's tokenised data is reused while it is
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,32 @@ def test_encoded_data_is_reused_until_the_data_changes(
     fewer, _, cached4 = load_or_prepare(out, [data], tok, **kw)
     assert not cached4
     assert len(fewer) == len(first) - 1
+
+
+def test_the_fingerprint_is_the_same_in_every_interpreter(embedded_model_path: Path) -> None:
+    """A ``--resume`` slice is a new process: string hashing (set order) must not matter."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from transformers import AutoTokenizer\n"
+        "from aw_lookahead.prompts import profile_prompts\n"
+        "from aw_lookahead.training import ClassifyConfig\n"
+        "from aw_lookahead.training.dataset_cache import data_fingerprint\n"
+        "tok = AutoTokenizer.from_pretrained(sys.argv[1])\n"
+        "print(data_fingerprint([Path(sys.argv[2])], tok, max_len=768, targets='all', "
+        "config=ClassifyConfig(), prompts=profile_prompts('short')))\n"
+    )
+    prints = set()
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(embedded_model_path), str(DATA)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        prints.add(done.stdout.strip().splitlines()[-1])
+    assert len(prints) == 1

@@ -61,10 +61,17 @@ def data_fingerprint(
         "template": str(getattr(tokenizer, "chat_template", "")),
         "max_len": max_len,
         "targets": targets,
-        "classify": repr(config),
+        "classify": _config_key(config),
         "prompts": [prompts.system(d) for d in Domain] + [prompts.tool_layout],
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _config_key(config: ClassifyConfig) -> list[Any]:
+    """The turn-class settings in a form that is the same in every process (a set's
+    ``repr`` follows string hashing, which differs between interpreter runs)."""
+    ratios = sorted((str(getattr(k, "value", k)), float(v)) for k, v in config.keep_ratios.items())
+    return [ratios, sorted(config.boilerplate_replies), config.skip_retries, config.seed]
 
 
 def _spans(labels: list[int]) -> list[list[int]]:
