@@ -166,6 +166,7 @@ def calibrate_main(args: argparse.Namespace) -> int:
         "failing": calibration.failing,
         "good": calibration.good,
         "skipped": calibration.skipped,
+        "destructive": calibration.destructive,
         "files": {k: str(v) for k, v in written.items()},
     }
     if args.json:

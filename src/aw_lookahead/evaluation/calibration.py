@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead.errors import RunError
 from aw_lookahead.lookahead import Lookahead, Outcome, RiskRouter, RuleJudge
 from aw_lookahead.lookahead.calibration import Calibration, fit_threshold, reliability_bins
 from aw_lookahead.lookahead.judges import Judge, combine_verdicts
@@ -100,8 +101,13 @@ async def calibrate(
     command: str = "",
     adapter_sha256: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    max_unchecked: float = 0.1,
 ) -> tuple[Calibration, list[dict[str, Any]]]:
-    """Check every sample with the engine, fit the threshold; the file and one row per sample."""
+    """Check every sample with the engine, fit the threshold; the file and one row per sample.
+
+    More than ``max_unchecked`` of the samples unchecked (server down, timeouts) is a
+    :class:`~aw_lookahead.errors.RunError`: a fit on the rest would not hold.
+    """
     judges = list(judges) if judges is not None else [RuleJudge()]
     engine = Lookahead(world_model, judges=judges, cache=False, threshold=1.0)
     gate = asyncio.Semaphore(concurrency)
@@ -129,6 +135,12 @@ async def calibrate(
     await asyncio.gather(*(one(i, s) for i, s in enumerate(samples)))
     kept = [r for r in rows if r is not None and r["p_failure"] is not None]
     skipped = len(samples) - len(kept)
+    if skipped > len(samples) * max_unchecked:
+        first = next((r["error"] for r in rows if r is not None and r["error"]), "unknown")
+        raise RunError(
+            f"{skipped} of {len(samples)} actions could not be checked (first: {first}); "
+            "a calibration from the rest would not hold: fix the server and run again"
+        )
     scores = [float(r["p_failure"]) for r in kept]
     failed = [bool(r["failed"]) for r in kept]
     threshold, curve = fit_threshold(scores, failed, budget)
@@ -154,7 +166,8 @@ async def calibrate(
         sampling=_sampling(world_model),
         failing=sum(failed),
         good=len(failed) - sum(failed),
-        skipped=skipped + destructive,
+        skipped=skipped,
+        destructive=destructive,
         curve=curve,
         reliability=reliability_bins(scores, failed),
         data=list(data),
@@ -218,7 +231,8 @@ def _plot(calibration: Calibration, path: Path) -> bool:
     curve = calibration.curve
     right.plot([p.false_veto_rate for p in curve], [p.catch_rate for p in curve], "o-")
     for p in curve:
-        right.annotate(f"{p.threshold:.2f}", (p.false_veto_rate, p.catch_rate), fontsize="small")
+        if p.threshold == calibration.threshold:
+            right.annotate(f"threshold {p.threshold:.2f}", (p.false_veto_rate, p.catch_rate))
     right.axvline(calibration.budget, linestyle=":", color="red", label="false-veto budget")
     right.set(xlim=(0, 1), ylim=(0, 1), xlabel="false-veto rate", ylabel="catch rate")
     chosen = "none" if calibration.threshold is None else f"{calibration.threshold:.2f}"

@@ -116,7 +116,8 @@ class Calibration(BaseModel):
     sampling: dict[str, Any] = Field(default_factory=dict)
     failing: int
     good: int
-    skipped: int = 0
+    skipped: int = 0  # actions the world model could not check (left out of the fit)
+    destructive: int = 0  # destructive actions in the data, left to the fail-safe rule
     curve: list[CurvePoint]
     reliability: list[ReliabilityBin] = Field(default_factory=list)
     data: list[str] = Field(default_factory=list)
@@ -124,9 +125,8 @@ class Calibration(BaseModel):
     command: str = ""
 
     def threshold_for(self, budget: float) -> float | None:
-        """The smallest threshold on the curve whose false-veto rate is within ``budget``."""
-        fitting = [p.threshold for p in self.curve if p.false_veto_rate <= budget + 1e-12]
-        return min(fitting) if fitting else None
+        """The threshold on the curve for ``budget`` (see :func:`fit_threshold`)."""
+        return _best(self.curve, budget)
 
     def request(self) -> Sampling:
         """The sampling it was fit with, as the engine asks the world model for it."""
@@ -145,9 +145,11 @@ def fit_threshold(
     """The threshold for ``budget`` and the whole curve, from held-out ``p_failure`` scores.
 
     An action is vetoed at threshold ``t`` when its score is ``>= t``; every
-    positive score level is a candidate. The chosen threshold is the smallest
-    (the most failures caught) whose false-veto rate (good actions vetoed /
-    good actions) is at most ``budget``; ``None`` when none is.
+    positive score level is a candidate. The chosen one catches the most
+    failures among those whose false-veto rate (good actions vetoed / good
+    actions) is at most ``budget`` (ties: fewer false vetoes, then the higher
+    threshold); ``None`` when none is within the budget or none catches a
+    failure.
     """
     if len(scores) != len(failed):
         raise ValueError("scores and labels differ in length")
@@ -165,8 +167,16 @@ def fit_threshold(
         curve.append(
             CurvePoint(threshold=t, catch_rate=caught / n_fail, false_veto_rate=blocked / n_good)
         )
-    fitting = [p.threshold for p in curve if p.false_veto_rate <= budget + 1e-12]
-    return (min(fitting) if fitting else None), curve
+    return _best(curve, budget), curve
+
+
+def _best(curve: Sequence[CurvePoint], budget: float) -> float | None:
+    """The point within ``budget`` that catches most (then vetoes fewest good actions); ``None``
+    when none is within it or none catches anything (vetoing only good actions helps no one)."""
+    fitting = [p for p in curve if p.false_veto_rate <= budget + 1e-12 and p.catch_rate > 0]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda p: (p.catch_rate, -p.false_veto_rate, p.threshold)).threshold
 
 
 def reliability_bins(

@@ -160,8 +160,11 @@ class Decision(BaseModel):
 
     def confidence_text(self) -> str:
         """``p_failure`` in words, e.g. ``p_failure 0.75: 3 of 4 predictions fail``; ``""``
-        when the action has no judged prediction."""
+        when it says nothing the verdict does not: no judged prediction, or one plain
+        prediction (``p_failure`` exactly 0 or 1)."""
         if self.p_failure is None or not self.predictions:
+            return ""
+        if self.predictions == 1 and self.p_failure in (0.0, 1.0):
             return ""
         if self.predictions == 1:
             text = f"p_failure {self.p_failure:.2f}"
@@ -211,7 +214,8 @@ class Decision(BaseModel):
             return f"[lookahead] Executed without simulation ({self.reason}): {act}"
         if self.uncertain:
             return (
-                f"[lookahead] Uncertain ({confidence}); executing: {act}\n"
+                f"[lookahead] Uncertain ({confidence or f'p_failure {self.p_failure:.2f}'}); "
+                f"executing: {act}\n"
                 f"Why it still runs: {self.reason}"
             )
         note = f" ({confidence})" if confidence and self.predictions > 1 else ""
