@@ -72,7 +72,6 @@ def test_veto_message_reads_as_an_instruction(shell: ShellTool) -> None:
         '{"command": "cat missing.txt"}}\n'
         "Predicted result:\n$ cat missing.txt\ncat: missing.txt: No such file or directory\n"
         "Why: a path does not exist (shell.no_such_file)\n"
-        "Confidence: p_failure 1.00; veto threshold 1.00\n"
         "Evidence: shell.no_such_file: 'cat: missing.txt: No such file or directory'\n"
         "The action was NOT executed. It is predicted to fail: check names, paths and "
         "arguments (look first, e.g. list the directory or read the file), then try a "

@@ -44,6 +44,10 @@ def _config(model: Path, out: Path, logits: str) -> TrainConfig:
     )
 
 
+class _EndedDataloader:
+    end_of_dataloader = True
+
+
 def _direct_step_loss(model_dir: Path, out: Path) -> float:
     """Step 1's loss computed by hand: summed token cross-entropy of the step's three
     sequences over their label count, on the base weights (LoRA starts as a no-op)."""
@@ -80,9 +84,18 @@ def _direct_step_loss(model_dir: Path, out: Path) -> float:
 def test_step_loss_is_the_mean_over_the_steps_label_tokens_with_either_logits_mode(
     tmp_path: Path, embedded_model_path: Path
 ) -> None:
+    """Also with an ended dataloader left registered in accelerate's process-wide state, as
+    TRL's GRPO trainer leaves one: the step must still accumulate all three micro-batches."""
+    accelerate_state = pytest.importorskip("accelerate.state")
+    left_over = _EndedDataloader()
+    gradient_state = accelerate_state.GradientState()
+    gradient_state._add_dataloader(left_over)
     results: dict[str, Any] = {}
-    for mode in ("all", "labels"):
-        results[mode] = train(_config(embedded_model_path, tmp_path / mode, mode))
+    try:
+        for mode in ("all", "labels"):
+            results[mode] = train(_config(embedded_model_path, tmp_path / mode, mode))
+    finally:
+        gradient_state._remove_dataloader(left_over)
     a, b = results["all"], results["labels"]
     assert a.losses[0][1] == pytest.approx(b.losses[0][1], rel=1e-5)
     assert a.label_tokens == b.label_tokens > 0

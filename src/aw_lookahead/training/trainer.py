@@ -186,7 +186,12 @@ def train(cfg: TrainConfig) -> TrainResult:
     if cfg.threads is not None:
         torch.set_num_threads(cfg.threads)
     mixed = _mixed_precision(torch, cfg.precision)
-    acc = accelerate.Accelerator(mixed_precision=mixed, gradient_accumulation_steps=cfg.grad_accum)
+    # this loop has no accelerate dataloader: sync on the micro-batch count alone, whatever
+    # dataloader another trainer in this process (GRPO through TRL) left registered
+    plugin = accelerate.utils.GradientAccumulationPlugin(
+        num_steps=cfg.grad_accum, sync_with_dataloader=False
+    )
+    acc = accelerate.Accelerator(mixed_precision=mixed, gradient_accumulation_plugin=plugin)
     accelerate.utils.set_seed(cfg.seed)
     main = acc.is_main_process
 
