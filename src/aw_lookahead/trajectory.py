@@ -43,6 +43,7 @@ __all__ = [
     "Turn",
     "TurnSample",
     "action_text",
+    "canonical_arguments",
     "decode_jsonl_line",
     "iter_jsonl_dicts",
     "read_trajectories",
@@ -84,6 +85,15 @@ def action_text(action: Action) -> str:
     if isinstance(action, str):
         return action
     return json.dumps(action, ensure_ascii=False)
+
+
+def canonical_arguments(arguments: Any) -> str:
+    """Canonical JSON of tool arguments: sorted keys, types kept (``1``, ``1.0``, ``true`` differ).
+
+    Two calls are the same call only when this text is equal; it keys approvals and
+    remembered decisions, never the world model's prompt (that keeps the call's own order).
+    """
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 class Turn(BaseModel):

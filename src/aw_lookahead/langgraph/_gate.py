@@ -17,6 +17,7 @@ reads the answer.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -27,7 +28,7 @@ from langchain_core.tools import BaseTool
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.lookahead import Decision, Lookahead
-from aw_lookahead.trajectory import Domain, Trajectory
+from aw_lookahead.trajectory import Domain, Trajectory, canonical_arguments
 from aw_lookahead.worldmodel.base import WorldModel
 
 from .convert import VETO_ID_PREFIX, DomainMap, messages_to_trajectory, tool_definitions
@@ -38,9 +39,11 @@ __all__ = [
     "Gatekeeper",
     "approval",
     "asked_by_lookahead",
+    "call_digest",
     "confirm_request",
     "pending_calls",
     "record_for",
+    "thread_of",
     "veto_message",
     "with_note",
 ]
@@ -61,6 +64,29 @@ def pending_calls(messages: Sequence[BaseMessage]) -> tuple[AIMessage | None, li
                 c.setdefault("type", "tool_call")
             return m, calls
     return None, []
+
+
+def call_digest(call: Mapping[str, Any]) -> str:
+    """What makes a call this call besides its id: tool name and canonical arguments.
+
+    Providers number calls per turn (``call_0``), so an id alone repeats within a
+    conversation and across them; a remembered decision is reused only for the same
+    id *and* digest (and, in state, the same AIMessage).
+    """
+    text = f"{call.get('name')}\x00{canonical_arguments(call.get('args', {}))}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def thread_of() -> str | None:
+    """The LangGraph thread being run (``configurable.thread_id``), or ``None`` outside one."""
+    from langgraph.config import get_config
+
+    try:
+        config = get_config()
+    except RuntimeError:
+        return None
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
 
 
 def veto_message(call: Mapping[str, Any], decision: Decision) -> ToolMessage:
@@ -91,6 +117,7 @@ def record(
     return {
         "mode": mode,
         "tool_call_id": call.get("id"),
+        "call_digest": call_digest(call),
         "tool": call.get("name"),
         "kind": decision.kind.value,
         "executes": decision.executes,
@@ -195,11 +222,18 @@ class Gatekeeper:
 
 
 def prior_decisions(state: Mapping[str, Any], ai: AIMessage) -> dict[str, Decision]:
-    """Decisions already recorded in state for ``ai``'s calls (select mode), by tool-call id."""
+    """Decisions already recorded in state for ``ai``'s calls (select mode), by tool-call id.
+
+    A record counts only for the same message, id and :func:`call_digest`.
+    """
+    digests = {str(c.get("id")): call_digest(c) for c in ai.tool_calls}
     out: dict[str, Decision] = {}
     for rec in state.get(STATE_KEY) or ():
-        if isinstance(rec, Mapping) and ai.id and rec.get("message_id") == ai.id:
-            out[str(rec.get("tool_call_id"))] = Decision.model_validate(rec["decision"])
+        if not (isinstance(rec, Mapping) and ai.id and rec.get("message_id") == ai.id):
+            continue
+        call_id = str(rec.get("tool_call_id"))
+        if call_id in digests and rec.get("call_digest") == digests[call_id]:
+            out[call_id] = Decision.model_validate(rec["decision"])
     return out
 
 
@@ -233,11 +267,16 @@ def outcome_update(
     return vetoes, records
 
 
-def record_for(state: Any, tool_call_id: Any) -> dict[str, Any] | None:
-    """The latest state record for ``tool_call_id``, or ``None``."""
+def record_for(state: Any, call: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The latest state record for this call (same id and :func:`call_digest`), or ``None``."""
     records = state.get(STATE_KEY) if isinstance(state, Mapping) else None
+    call_id, digest = call.get("id"), call_digest(call)
     for rec in reversed(records or ()):
-        if isinstance(rec, Mapping) and rec.get("tool_call_id") == tool_call_id:
+        if (
+            isinstance(rec, Mapping)
+            and rec.get("tool_call_id") == call_id
+            and rec.get("call_digest") == digest
+        ):
             return dict(rec)
     return None
 
@@ -254,7 +293,7 @@ def asked_by_lookahead(request: Any) -> bool:
             interrupt_mode="per_call",
         )
     """
-    rec = record_for(getattr(request, "state", None), request.tool_call.get("id"))
+    rec = record_for(getattr(request, "state", None), request.tool_call)
     return bool(rec and rec.get("awaiting_approval"))
 
 

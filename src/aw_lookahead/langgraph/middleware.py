@@ -198,7 +198,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
 
     def _before_tool(self, request: ToolCallRequest) -> tuple[ToolMessage | None, str | None]:
         """``(answer, note)``: an answer replaces execution; a note goes on the result."""
-        rec = record_for(request.state, request.tool_call.get("id"))
+        rec = record_for(request.state, request.tool_call)
         if rec is None:
             return None, None
         decision = Decision.model_validate(rec["decision"])

@@ -48,10 +48,12 @@ from ._gate import (
     Gatekeeper,
     approval,
     as_lookahead,
+    call_digest,
     confirm_request,
     outcome_update,
     pending_calls,
     prior_decisions,
+    thread_of,
     with_note,
 )
 from ._observe import agate_traced, emit, gate_traced
@@ -106,9 +108,11 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
             raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
         self.on_veto = on_veto
         self.note_unchecked = note_unchecked
-        # tool-call id -> decision: a node re-run on resume (interrupt) reuses them,
-        # and the tool wrappers find the notes of unchecked calls.
-        self._decided: OrderedDict[str, Decision] = OrderedDict()
+        # (thread, message id, call id, digest) -> decision: a node re-run on resume
+        # (interrupt) reuses them; (thread, call id, digest) -> the latest decision: the
+        # tool wrappers find the notes of unchecked calls. Never keyed by the id alone.
+        self._decided: OrderedDict[tuple[str | None, ...], Decision] = OrderedDict()
+        self._latest: OrderedDict[tuple[str | None, ...], Decision] = OrderedDict()
         dmap = domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
         self.engine = as_lookahead(world_model, engine_options)
         self.gatekeeper = Gatekeeper(self.engine, domain_map=dmap, tools=tools)
@@ -128,18 +132,31 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
         return ai, calls, prior_decisions(state, ai), history
 
-    def _fresh(self, todo: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    @staticmethod
+    def _short_key(call: Mapping[str, Any]) -> tuple[str | None, ...]:
+        return (thread_of(), str(call.get("id")), call_digest(call))
+
+    @classmethod
+    def _key(cls, ai: Any, call: Mapping[str, Any]) -> tuple[str | None, ...]:
+        return (*cls._short_key(call), getattr(ai, "id", None))
+
+    def _fresh(self, ai: Any, todo: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         """The calls of ``todo`` not decided yet (a re-run after ``interrupt`` reuses decisions)."""
-        return [c for c in todo if str(c.get("id")) not in self._decided]
+        return [c for c in todo if self._key(ai, c) not in self._decided]
 
-    def _merged(self, todo: Sequence[Mapping[str, Any]]) -> list[Decision]:
-        return [self._decided[str(c.get("id"))] for c in todo]
+    def _merged(self, ai: Any, todo: Sequence[Mapping[str, Any]]) -> list[Decision]:
+        return [self._decided[self._key(ai, c)] for c in todo]
 
-    def _remember(self, calls: Sequence[Mapping[str, Any]], decisions: Sequence[Decision]) -> None:
+    def _remember(
+        self, ai: Any, calls: Sequence[Mapping[str, Any]], decisions: Sequence[Decision]
+    ) -> None:
         for call, decision in zip(calls, decisions, strict=True):
-            self._decided[str(call.get("id"))] = decision
-        while len(self._decided) > self._MEMO:
-            self._decided.popitem(last=False)
+            self._decided[self._key(ai, call)] = decision
+            self._latest[self._short_key(call)] = decision
+            self._latest.move_to_end(self._short_key(call))
+        for memo in (self._decided, self._latest):
+            while len(memo) > self._MEMO:
+                memo.popitem(last=False)
 
     def _command(
         self,
@@ -188,10 +205,10 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
             return None
         ai, calls, prior, history = prep
         todo = self._todo(calls, prior)
-        new = self._fresh(todo)
+        new = self._fresh(ai, todo)
         decisions = gate_traced(lambda: self.gatekeeper.gate(history, new), new) if new else []
-        self._remember(new, decisions)
-        return ai, calls, self._merged(todo), prior
+        self._remember(ai, new, decisions)
+        return ai, calls, self._merged(ai, todo), prior
 
     async def _decide(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
         prep = self._prepare(state)
@@ -199,17 +216,17 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
             return None
         ai, calls, prior, history = prep
         todo = self._todo(calls, prior)
-        new = self._fresh(todo)
+        new = self._fresh(ai, todo)
         decisions = (
             await agate_traced(lambda: self.gatekeeper.agate(history, new), new) if new else []
         )
-        self._remember(new, decisions)
-        return ai, calls, self._merged(todo), prior
+        self._remember(ai, new, decisions)
+        return ai, calls, self._merged(ai, todo), prior
 
     # ------------------------------------------------------------------ ToolNode wrappers
 
     def _note(self, request: Any) -> str | None:
-        decision = self._decided.get(str(request.tool_call.get("id")))
+        decision = self._latest.get(self._short_key(request.tool_call))
         if decision is None or not self.note_unchecked:
             return None
         return unchecked_note(decision)

@@ -46,7 +46,6 @@ leaves the downstream on its own configuration); preview mode adds
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 import time
 import weakref
@@ -58,7 +57,7 @@ import anyio
 
 from aw_lookahead._extras import require
 from aw_lookahead.errors import DownstreamError, UsageError
-from aw_lookahead.trajectory import Trajectory, Turn
+from aw_lookahead.trajectory import Trajectory, Turn, canonical_arguments
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._mirror import ClientMirror, mirroring_server, with_confirm_arg
@@ -101,11 +100,6 @@ class _Pending:
     name: str
     arguments: str
     expires: float
-
-
-def canonical_arguments(arguments: Arguments) -> str:
-    """Canonical JSON of arguments: sorted keys, types kept (``1``, ``1.0``, ``true`` differ)."""
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 class LookaheadProxy:
