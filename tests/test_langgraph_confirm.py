@@ -57,24 +57,38 @@ def _answer_to(out: dict[str, Any], command: str) -> Any:
     return next(m for m in tool_messages(out["messages"]) if calls[m.tool_call_id] == command)
 
 
-@pytest.mark.parametrize("use_async", [False, True])
+@pytest.mark.parametrize(
+    ("use_async", "answer"),
+    [
+        (False, {"decisions": [{"type": "approve"}]}),
+        (True, {"type": "approve"}),
+        (False, "approve"),
+    ],
+)
 async def test_middleware_interrupt_then_approve_runs_the_call_once(
-    shell: ShellTool, use_async: bool
+    shell: ShellTool, use_async: bool, answer: Any
 ) -> None:
     agent = _agent(shell, LookaheadMiddleware(world_model(), on_veto="interrupt"))
     config = thread_config()
     first = await agent.ainvoke(INPUT, config) if use_async else agent.invoke(INPUT, config)
     [pending] = first["__interrupt__"]
     request = pending.value
-    assert request["type"] == "aw_lookahead.confirm"
-    assert request["tool_call"]["args"] == {"command": RM_DATA}
-    assert request["outcome"] == "risky"
-    assert "removed directory" in request["prediction"]
-    assert request["reason"]
+    [action] = request["action_requests"]  # HumanInTheLoopMiddleware's HITLRequest
+    assert action["name"] == "shell"
+    assert action["args"] == {"command": RM_DATA}
+    assert action["description"].startswith("DESTRUCTIVE: rm recursively deletes 'data'")
+    assert request["review_configs"] == [
+        {"action_name": "shell", "allowed_decisions": ["approve", "edit", "reject", "respond"]}
+    ]
+    evidence = action["aw_lookahead"]
+    assert evidence["outcome"] == "risky"
+    assert "removed directory" in evidence["prediction"]
+    assert evidence["reason"]
+    assert evidence["destructive"] == "rm recursively deletes 'data'"
     assert shell.executed == {LS: 1}
     assert _data_kept(shell)
 
-    resume = Command(resume="approve")
+    resume = Command(resume=answer)
     out = await agent.ainvoke(resume, config) if use_async else agent.invoke(resume, config)
     assert "__interrupt__" not in out
     assert shell.executed == {LS: 1, RM_DATA: 1}  # exactly that call, once; ls not re-run
@@ -124,7 +138,7 @@ def test_node_interrupt(shell: ShellTool, answer: str) -> None:
     config = thread_config()
     first = graph.invoke(INPUT, config)
     [pending] = first["__interrupt__"]
-    assert pending.value["tool_call"]["args"] == {"command": RM_DATA}
+    assert [a["args"] for a in pending.value["action_requests"]] == [{"command": RM_DATA}]
     assert shell.executed == {}  # the node asks before sending anything to the tools
     out = graph.invoke(Command(resume=answer), config)
     if answer == "approve":

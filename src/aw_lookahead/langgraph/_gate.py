@@ -10,8 +10,8 @@ or several threads.
 
 Confirm-and-run (``on_veto="interrupt"``): a vetoed call is not answered
 with a veto; its record is marked ``awaiting_approval`` and LangGraph's
-``interrupt()`` carries :func:`confirm_request` to a person. :func:`approval`
-reads the answer.
+``interrupt()`` carries a review request to a person (:mod:`._review`, in
+``HumanInTheLoopMiddleware``'s format).
 """
 
 from __future__ import annotations
@@ -37,10 +37,8 @@ __all__ = [
     "STATE_KEY",
     "EngineOwner",
     "Gatekeeper",
-    "approval",
     "asked_by_lookahead",
     "call_digest",
-    "confirm_request",
     "pending_calls",
     "record_for",
     "thread_of",
@@ -295,36 +293,6 @@ def asked_by_lookahead(request: Any) -> bool:
     """
     rec = record_for(getattr(request, "state", None), request.tool_call)
     return bool(rec and rec.get("awaiting_approval"))
-
-
-def confirm_request(call: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
-    """The value given to ``interrupt()`` for a vetoed call: what a person needs to decide.
-
-    Resume with ``Command(resume="approve")`` (also ``True`` or
-    ``{"type": "approve"}``) to run exactly this call once, or with
-    ``"reject"`` / ``{"type": "reject", "message": "..."}`` to return the veto.
-    """
-    return {
-        "type": "aw_lookahead.confirm",
-        "tool_call": {"name": call.get("name"), "args": call.get("args", {}), "id": call.get("id")},
-        "action": decision.action,
-        "kind": decision.kind.value,
-        "outcome": decision.outcome.value,
-        "reason": decision.reason,
-        "prediction": decision.predicted_observation,
-        "explanation": veto_message(call, decision).content,
-        "allowed_decisions": ["approve", "reject"],
-    }
-
-
-def approval(answer: Any) -> tuple[bool, str]:
-    """``(approved, message)`` from a resume value (see :func:`confirm_request`)."""
-    if isinstance(answer, Mapping):
-        kind = answer.get("type", answer.get("decision"))
-        return kind == "approve" or kind is True, str(answer.get("message") or "")
-    if isinstance(answer, bool):
-        return answer, ""
-    return str(answer).strip().lower() in ("approve", "approved", "yes", "y"), ""
 
 
 def with_note(result: Any, note: str) -> Any:

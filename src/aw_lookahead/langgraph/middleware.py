@@ -47,7 +47,7 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
@@ -57,9 +57,7 @@ from ._gate import (
     STATE_KEY,
     EngineOwner,
     Gatekeeper,
-    approval,
     as_lookahead,
-    confirm_request,
     outcome_update,
     pending_calls,
     prior_decisions,
@@ -68,6 +66,7 @@ from ._gate import (
     with_note,
 )
 from ._observe import agate_traced, emit, gate_traced
+from ._review import ask_person
 from ._select import Candidates
 from .convert import DomainMap
 
@@ -196,25 +195,42 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
 
     # ------------------------------------------------------------------ tool execution
 
-    def _before_tool(self, request: ToolCallRequest) -> tuple[ToolMessage | None, str | None]:
-        """``(answer, note)``: an answer replaces execution; a note goes on the result."""
+    def _before_tool(
+        self, request: ToolCallRequest
+    ) -> tuple[ToolMessage | None, str | None, ToolCallRequest]:
+        """``(answer, note, request)``: an answer replaces execution; a note goes on the
+        result; the request is the one to run (a person may have edited its arguments)."""
         rec = record_for(request.state, request.tool_call)
         if rec is None:
-            return None, None
+            return None, None, request
         decision = Decision.model_validate(rec["decision"])
-        if rec.get("awaiting_approval"):
-            call = request.tool_call
-            ok, message = approval(interrupt(confirm_request(call, decision)))
-            if not ok:
-                veto = veto_message(call, decision)
-                if message:
-                    veto = with_note(veto, f"The user rejected it: {message}")
-                return veto, None
-            return None, (
-                "[lookahead] Note: a person approved this call although lookahead had "
-                f"blocked it ({decision.reason[:200]})."
+        if not rec.get("awaiting_approval"):
+            note = unchecked_note(decision) if self.note_unchecked else None
+            return None, note, request
+        call = request.tool_call
+        [review] = ask_person([(call, decision)])
+        if review.type == "reject":
+            veto = veto_message(call, decision)
+            if review.message:
+                veto = with_note(veto, f"The user rejected it: {review.message}")
+            return veto, None, request
+        if review.type == "respond":
+            answer = ToolMessage(
+                content=review.message, tool_call_id=str(call["id"]), name=call["name"]
             )
-        return None, unchecked_note(decision) if self.note_unchecked else None
+            return answer, None, request
+        how = "approved"
+        if review.type == "edit":
+            request = request.override(tool_call={**call, "args": review.args})
+            how = "edited and approved"
+        return (
+            None,
+            (
+                f"[lookahead] Note: a person {how} this call although lookahead had "
+                f"blocked it ({decision.reason[:200]})."
+            ),
+            request,
+        )
 
     def wrap_tool_call(
         self,
@@ -222,7 +238,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Run the call; ask a person first when it was vetoed under ``on_veto="interrupt"``."""
-        answer, note = self._before_tool(request)
+        answer, note, request = self._before_tool(request)
         if answer is not None:
             return answer
         result = handler(request)
@@ -234,7 +250,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        answer, note = self._before_tool(request)
+        answer, note, request = self._before_tool(request)
         if answer is not None:
             return answer
         result = await handler(request)

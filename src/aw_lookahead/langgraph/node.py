@@ -14,9 +14,11 @@ runs *every* call of the last AIMessage, vetoed or not.
 
 Decisions are written to the ``custom`` stream as they are made and world-model
 calls appear as child runs in LangChain callbacks (see :mod:`._observe`).
-``on_veto="interrupt"`` asks a person about each vetoed call with
-``interrupt()`` before answering it: ``"approve"`` sends exactly that call to
-the tools node once, ``"reject"`` answers it with the veto. The note on a call
+``on_veto="interrupt"`` asks a person about the turn's vetoed calls with one
+``interrupt()`` before answering them, in ``HumanInTheLoopMiddleware``'s
+format (see :mod:`._review`): ``approve`` sends exactly that call to the tools
+node once, ``edit`` sends the edited call instead, ``reject`` answers it with
+the veto, ``respond`` with the person's message. The note on a call
 that ran unchecked needs the tools node's cooperation: build it as
 ``ToolNode(tools, wrap_tool_call=node.wrap_tool_call,
 awrap_tool_call=node.awrap_tool_call)``.
@@ -33,11 +35,11 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from langchain_core.messages import AnyMessage, BaseMessage
+from langchain_core.messages import AnyMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool
 from langgraph.graph import END
-from langgraph.types import Command, Send, interrupt
+from langgraph.types import Command, Send
 
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
@@ -46,10 +48,8 @@ from aw_lookahead.worldmodel.base import WorldModel
 from ._gate import (
     EngineOwner,
     Gatekeeper,
-    approval,
     as_lookahead,
     call_digest,
-    confirm_request,
     outcome_update,
     pending_calls,
     prior_decisions,
@@ -57,6 +57,7 @@ from ._gate import (
     with_note,
 )
 from ._observe import agate_traced, emit, gate_traced
+from ._review import ask_person
 from .convert import DomainMap
 
 __all__ = ["LookaheadNode", "lookahead_condition"]
@@ -167,6 +168,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
     ) -> Command[Any]:
         vetoes, records = outcome_update(ai, calls, decisions, prior)
         emit(records)
+        edited: dict[str, dict[str, Any]] = {}
         if self.on_veto == "interrupt" and vetoes:
             by_id = {
                 **prior,
@@ -175,19 +177,39 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
                     for c, d in zip(self._todo(calls, prior), decisions, strict=True)
                 },
             }
-            kept_vetoes = []
-            for veto in vetoes:
-                call = next(c for c in calls if str(c.get("id")) == veto.tool_call_id)
-                decision = by_id[veto.tool_call_id]
-                ok, message = approval(interrupt(confirm_request(call, decision)))
-                if not ok:
-                    kept_vetoes.append(
-                        with_note(veto, f"The user rejected it: {message}") if message else veto
+            asked = [next(c for c in calls if str(c.get("id")) == v.tool_call_id) for v in vetoes]
+            pairs = [(c, by_id[str(c.get("id"))]) for c in asked]
+            reviews = ask_person(pairs)
+            answers: list[ToolMessage] = []
+            for veto, call, review in zip(vetoes, asked, reviews, strict=True):
+                if review.type == "reject":
+                    note = f"The user rejected it: {review.message}" if review.message else ""
+                    answers.append(with_note(veto, note) if note else veto)
+                elif review.type == "respond":
+                    answers.append(
+                        ToolMessage(
+                            content=review.message,
+                            tool_call_id=veto.tool_call_id,
+                            name=str(call.get("name", "")),
+                        )
                     )
-            vetoes = kept_vetoes
+                elif review.type == "edit":
+                    edited[veto.tool_call_id] = review.args
+            vetoes = answers
         vetoed = {m.tool_call_id for m in vetoes}
-        keep = [c for c in calls if str(c.get("id")) not in vetoed]
-        update: dict[str, Any] = {self.messages_key: vetoes}
+        keep = [
+            {**c, "args": edited[str(c.get("id"))]} if str(c.get("id")) in edited else c
+            for c in calls
+            if str(c.get("id")) not in vetoed
+        ]
+        revised: list[Any] = []
+        if edited:  # the transcript shows the call that ran, as HumanInTheLoopMiddleware does
+            tool_calls = [
+                {**c, "args": edited[str(c.get("id"))]} if str(c.get("id")) in edited else c
+                for c in ai.tool_calls
+            ]
+            revised = [ai.model_copy(update={"tool_calls": tool_calls})]
+        update: dict[str, Any] = {self.messages_key: [*revised, *vetoes]}
         if self.state_key is not None and records:
             update[self.state_key] = records
         goto: Any = [Send(self.tools_node, [c]) for c in keep] if keep else self.model_node
