@@ -153,3 +153,11 @@ def test_a_file_replaced_on_the_same_inode_is_indexed_again(tmp_path: Path) -> N
         f"new {i}" for i in range(8)
     ]
     assert reader.get("old-3") is None
+
+
+def test_an_existing_cache_file_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "cache.jsonl"
+    path.write_text("")
+    path.chmod(0o644)
+    PredictionCache(path=path).put("k", Prediction(action="a", observation="one"))
+    assert (path.stat().st_mode & 0o777) == 0o600

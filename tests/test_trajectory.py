@@ -268,3 +268,41 @@ def test_writer_appends_and_refuses_after_close(tmp_path: Path) -> None:
     assert path.read_text().splitlines() == ['{"a": 1}', '{"a": 2}']
     with pytest.raises(ValueError, match="closed"):
         w.write({"a": 3})
+
+
+def test_appending_after_a_torn_line_moves_the_fragment_aside(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "shadow.jsonl"
+    whole = Trajectory(domain="terminal", turns=[Turn(action="ls", observation="a\n")])
+    path.write_text(whole.model_dump_json() + "\n" + '{"domain": "terminal", "tur')
+    with JsonlWriter(path) as w:
+        w.write(Trajectory(domain="terminal", turns=[Turn(action="pwd", observation="/\n")]))
+    assert [t.turns[0].action for t in read_trajectories(path)] == ["ls", "pwd"]
+    torn = path.with_name("shadow.jsonl.torn")
+    assert torn.read_text() == '{"domain": "terminal", "tur\n'
+    assert any(
+        "torn line" in r.getMessage() and str(torn) in r.getMessage() for r in caplog.records
+    )
+    assert (torn.stat().st_mode & 0o777) == 0o600
+
+
+def test_a_file_of_one_torn_line_keeps_its_fragment(tmp_path: Path) -> None:
+    path = tmp_path / "w.jsonl"
+    path.write_bytes(b'{"a": ' + b"1" * 100_000)  # no newline anywhere, longer than a block
+    with JsonlWriter(path) as w:
+        w.write({"a": 2})
+    assert path.read_text() == '{"a": 2}\n'
+    assert path.with_name("w.jsonl.torn").read_bytes() == b'{"a": ' + b"1" * 100_000 + b"\n"
+
+
+def test_an_existing_file_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "cache.jsonl"
+    path.write_text('{"a": 1}\n')
+    path.chmod(0o644)
+    with JsonlWriter(path) as w:
+        w.write({"a": 2})
+    assert (path.stat().st_mode & 0o777) == 0o600
+    with JsonlWriter(path, append=False) as w:
+        w.write({"a": 3})
+    assert path.read_text() == '{"a": 3}\n'

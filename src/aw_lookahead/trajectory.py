@@ -20,6 +20,7 @@ Guarantees:
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
@@ -32,6 +33,8 @@ from ._contract import OBSERVATION_MARKER
 from ._jsonl import MAX_JSON_DEPTH, decode_jsonl_line, jsonl_files, validate_record
 from .errors import TrajectoryError
 from .redact import Redactor, default_redactor
+
+_log = logging.getLogger("aw_lookahead")
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -231,6 +234,39 @@ def read_trajectories(path: str | Path) -> Iterator[Trajectory]:
             yield validate_record(Trajectory, obj, str(file), lineno)
 
 
+def _cut_torn_line(fd: int, path: Path) -> None:
+    """Move a last line without its newline to ``<path>.torn`` and cut it off ``path``."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    end, chunk = size, 1 << 16
+    cut = 0
+    while end > 0:
+        start = max(0, end - chunk)
+        block = os.pread(fd, end - start, start)
+        newline = block.rfind(b"\n")
+        if newline >= 0:
+            cut = start + newline + 1
+            break
+        end = start
+    fragment = os.pread(fd, size - cut, cut)
+    side = path.with_name(path.name + ".torn")
+    side_fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.fchmod(side_fd, 0o600)
+        os.write(side_fd, fragment + b"\n")
+    finally:
+        os.close(side_fd)
+    os.ftruncate(fd, cut)
+    _log.warning(
+        "%s ended in a torn line (%d bytes, a writer died mid-line); it was moved to %s "
+        "and the file now ends at its last complete line",
+        path,
+        len(fragment),
+        side,
+    )
+
+
 class JsonlWriter:
     """Append-only JSONL writer that never leaves a partial line behind.
 
@@ -238,7 +274,12 @@ class JsonlWriter:
     descriptor opened with ``O_APPEND`` (looping only if the kernel reports a
     short write). ``fsync=True`` also forces each line to disk. Records pass
     through ``redactor`` (default: :func:`aw_lookahead.redact.default_redactor`)
-    before they are written, and a new file is created ``0600``.
+    before they are written. The file is ``0600``, an existing one too.
+
+    A file whose last line is torn (a process died mid-write) is repaired before
+    appending: the partial line moves to ``<name>.torn`` (appended, ``0600``) and
+    the file ends at its last complete line, so the next record is never glued
+    onto a fragment and readers keep accepting the file. A WARNING names both.
     """
 
     def __init__(
@@ -251,10 +292,17 @@ class JsonlWriter:
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND
         if not append:
             flags |= os.O_TRUNC
         self._fd: int | None = os.open(self.path, flags, 0o600)
+        try:
+            os.fchmod(self._fd, 0o600)
+            if append:
+                _cut_torn_line(self._fd, self.path)
+        except BaseException:
+            os.close(self._fd)
+            raise
         self._fsync = fsync
         self._redactor = redactor or default_redactor()
         self.count = 0

@@ -222,6 +222,7 @@ class PredictionCache:
                 return
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                os.fchmod(fd, 0o600)  # predictions may quote secrets: private, an old file too
                 size = os.fstat(fd).st_size
                 # A writer that died mid-line left a torn tail: end it, so ours stays whole.
                 torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
