@@ -188,6 +188,24 @@ def test_output_path_problems_are_usage_errors(tmp_path: Path, base_url: str) ->
         assert expected in err, (argv, err)
 
 
+def test_record_never_replaces_an_existing_file_unasked(tmp_path: Path) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("# task: list\nls\n")
+    out = tmp_path / "recorded.jsonl"
+    out.write_text('{"earlier": "work"}\n')
+    rc, _, err = _run(["record", "terminal", "--script", str(script), "--out", str(out)])
+    _assert_clean_failure(rc, err)
+    assert f"--out: {out} exists; pass --force to replace it or --append to add to it" in err
+    assert out.read_text() == '{"earlier": "work"}\n'
+    argv = ["record", "terminal", "--script", str(script), "--out", str(out), "--append"]
+    assert _run(argv)[0] == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == '{"earlier": "work"}'
+    assert len(lines) == 2
+    assert _run([*argv[:-1], "--force"])[0] == 0
+    assert len(out.read_text().splitlines()) == 1
+
+
 def test_deep_history_argument_is_a_usage_error(base_url: str) -> None:
     rc, _, err = _run(["simulate", "[" * 100_000, "--base-url", base_url])
     _assert_clean_failure(rc, err)

@@ -126,7 +126,16 @@ def test_cli_writes_the_dataset_and_prints_json(
     assert manifest["seed"] == 2
     assert sum(manifest["counts"].values()) == 3
     assert "3/3 tasks" in captured.err
-    assert main(["data", "terminal", "--n", "3", "--seed", "2", "--out", str(out)]) == 0
+    before = {f.name: f.read_bytes() for f in out.glob("*.jsonl")}
+    assert main(["data", "terminal", "--n", "1", "--seed", "5", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"aw-lookahead data: error: --out: {out / 'manifest.json'} exists (and 3 more); "
+        "pass --force to replace, or choose a new path"
+    ]
+    assert {f.name: f.read_bytes() for f in out.glob("*.jsonl")} == before  # nothing lost
+    argv = ["data", "terminal", "--n", "3", "--seed", "2", "--out", str(out), "--force"]
+    assert main(argv) == 0
     assert "wrote 3 trajectories" in capsys.readouterr().out
 
 

@@ -93,6 +93,13 @@ def test_export_round_trips_reference_files(
     before = _report(reference_run, capsys)
     out = tmp_path / "exported"
     assert main(["eval", "export", "--out", str(reference_run), "--to", str(out)]) == 0
+    exported_first = (out / "judged.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["eval", "export", "--out", str(reference_run), "--to", str(out)]) == 2
+    assert "exists (and 1 more); pass --force to replace" in capsys.readouterr().err
+    assert (out / "judged.jsonl").read_bytes() == exported_first
+    argv = ["eval", "export", "--out", str(reference_run), "--to", str(out), "--force"]
+    assert main(argv) == 0
     original = {json.loads(x)["id"]: json.loads(x) for x in
                 (reference_run / "judged.jsonl").read_text().splitlines()}  # fmt: skip
     exported = {json.loads(x)["id"]: json.loads(x) for x in

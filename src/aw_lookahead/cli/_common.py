@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,14 @@ def output_file(path: str | Path, option: str) -> Path:
     if p.exists() and not os.access(p, os.W_OK):
         raise UsageError(f"{option} {p}: the file is not writable")
     return p
+
+
+def refuse_to_replace(paths: Iterable[str | Path], option: str, *, append: bool = False) -> None:
+    """A one-line UsageError when any of ``paths`` exists with content: outputs are never
+    replaced without ``--force`` (or extended without ``--append``, where a verb has one)."""
+    existing = [Path(p) for p in paths if Path(p).is_file() and Path(p).stat().st_size > 0]
+    if not existing:
+        return
+    more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+    choice = "--force to replace it or --append to add to it" if append else "--force to replace"
+    raise UsageError(f"{option}: {existing[0]} exists{more}; pass {choice}, or choose a new path")

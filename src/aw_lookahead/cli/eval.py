@@ -153,6 +153,7 @@ def register(subparsers: Any) -> None:
         default="reference",
         help="reference: predictions.jsonl / judged.jsonl that `eval.py judge/score` read",
     )
+    p_exp.add_argument("--force", action="store_true", help="replace files already in --to")
     p_exp.add_argument("--json", action="store_true")
     p_exp.set_defaults(func=run)
 
@@ -316,8 +317,16 @@ def _judge(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from aw_lookahead.evaluation.interop import export_reference
+    from pathlib import Path
 
+    from aw_lookahead.evaluation.interop import export_reference
+    from aw_lookahead.evaluation.records import JUDGED_FILE, PREDICTIONS_FILE
+
+    from ._common import refuse_to_replace
+
+    if not args.force:
+        to = Path(args.to)
+        refuse_to_replace([to / PREDICTIONS_FILE, to / JUDGED_FILE], "--to")
     paths = export_reference(args.out, args.to)
     files = {k: str(v) for k, v in paths.items()}
     _emit(args, {"format": args.format, "files": files}, "written: " + ", ".join(files.values()))

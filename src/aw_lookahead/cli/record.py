@@ -27,7 +27,8 @@ def register(subparsers: Any) -> None:
     term.add_argument("--out", required=True, help="output AgentWorldBench JSONL file")
     term.add_argument("--timeout", type=float, default=10.0, help="seconds per command")
     term.add_argument("--network", action="store_true", help="allow network access")
-    term.add_argument("--append", action="store_true", help="append instead of overwrite")
+    term.add_argument("--append", action="store_true", help="append to an existing --out")
+    term.add_argument("--force", action="store_true", help="replace an existing --out")
     term.add_argument("--json", action="store_true", help="print a JSON summary")
     term.set_defaults(func=run)
 
@@ -35,9 +36,11 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from aw_lookahead.datagen.recording import record_script
 
-    from ._common import output_file
+    from ._common import output_file, refuse_to_replace
 
     output_file(args.out, "--out")
+    if not (args.append or args.force):
+        refuse_to_replace([args.out], "--out", append=True)
     trajectories, written = asyncio.run(
         record_script(
             args.script, args.out, timeout=args.timeout, network=args.network, append=args.append

@@ -41,6 +41,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--workers", type=int, default=2, help="trajectories recorded at once (default 2)"
     )
+    parser.add_argument("--force", action="store_true", help="replace data already in --out")
     parser.add_argument("--json", action="store_true", help="print the manifest as JSON")
     parser.set_defaults(func=run)
 
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     from aw_lookahead.datagen.mcp import generate_mcp
 
+    _refuse_existing_data(args)
     step = max(1, args.n // 20)
 
     def progress(done: int, total: int) -> None:
@@ -81,3 +83,14 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(failed, list) and failed:
         print(f"{len(failed)} trajectories failed and were left out; first: {failed[0]}")
     return 0
+
+
+def _refuse_existing_data(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from aw_lookahead.cli._common import refuse_to_replace
+    from aw_lookahead.datagen.split import SPLITS
+
+    if not args.force:
+        out = Path(args.out)
+        refuse_to_replace([out / "manifest.json", *(out / f"{s}.jsonl" for s in SPLITS)], "--out")

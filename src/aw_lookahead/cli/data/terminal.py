@@ -44,6 +44,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds per command (default %(default)s)"
     )
+    parser.add_argument("--force", action="store_true", help="replace data already in --out")
     parser.add_argument("--json", action="store_true", help="print the manifest as JSON")
     parser.set_defaults(func=run)
 
@@ -51,6 +52,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from aw_lookahead.datagen.terminal import generate_terminal, stderr_progress
 
+    _refuse_existing_data(args)
     manifest = generate_terminal(
         args.n,
         seed=args.seed,
@@ -67,3 +69,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {sum(manifest.counts.values())} trajectories to {args.out} ({counts})")
     print(f"families: {families}; mistake share {manifest.extra.get('mistake_share')}")
     return 0
+
+
+def _refuse_existing_data(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from aw_lookahead.cli._common import refuse_to_replace
+    from aw_lookahead.datagen.split import SPLITS
+
+    if not args.force:
+        out = Path(args.out)
+        refuse_to_replace([out / "manifest.json", *(out / f"{s}.jsonl" for s in SPLITS)], "--out")
