@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead.agentworldbench import sample_to_record
-from aw_lookahead.errors import WorldModelError
+from aw_lookahead.errors import UsageError, WorldModelError
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel import WorldModel
 
 from ._pool import write_concurrently
 from .official import OfficialModel, OfficialReply, clean_marker, extract_observation, failure_kind
-from .records import PREDICTIONS_FILE, finished_ids, unique_ids
+from .records import PREDICTIONS_FILE, finished_ids, scan_records, unique_ids
 from .rules.verifier import verify_sample
 
 __all__ = ["RunStats", "predict_samples", "prediction_record"]
@@ -118,6 +118,34 @@ def _official_record(
     return rec
 
 
+def refuse_foreign_run(path: Path, *, protocol: str, model: str | None) -> None:
+    """A UsageError when resuming into ``path`` would mix this run with another one.
+
+    Another run is a file that holds no prediction record at all, or finished
+    records of another protocol or another served model: appending would leave
+    a file whose scores mean nothing.
+    """
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    scan = scan_records(path)
+    fix = "choose a new --out folder, or pass --no-resume to replace it"
+    if not scan.latest:
+        raise UsageError(f"{path} holds no prediction record (not an `eval run` file): {fix}")
+    for rec in scan.latest.values():
+        if rec.get("status") != "ok":
+            continue
+        other_protocol, other_model = rec.get("protocol"), rec.get("model")
+        if other_protocol not in (None, protocol):
+            raise UsageError(
+                f"{path} holds predictions of the {other_protocol!r} protocol, this run is "
+                f"{protocol!r}: {fix}"
+            )
+        if model is not None and other_model not in (None, model):
+            raise UsageError(
+                f"{path} holds predictions of model {other_model!r}, this run uses {model!r}: {fix}"
+            )
+
+
 async def predict_samples(
     samples: Sequence[TurnSample],
     world_model: WorldModel | OfficialModel,
@@ -136,6 +164,11 @@ async def predict_samples(
     """
     out = Path(out_dir) / PREDICTIONS_FILE
     ids = unique_ids(list(samples))
+    if resume:
+        protocol = "official" if isinstance(world_model, OfficialModel) else "ours"
+        resolve = getattr(world_model, "resolve_model", None)
+        model = await resolve() if resolve is not None else getattr(world_model, "model_id", None)
+        refuse_foreign_run(out, protocol=protocol, model=model)
     done = finished_ids(out) if resume else set()
     todo = [(i, s) for i, s in zip(ids, samples, strict=True) if i not in done]
     stats = RunStats(total=len(ids), skipped=len(ids) - len(todo), ok=0, failed=0, wall_s=0.0)
