@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -211,3 +212,18 @@ def test_deep_history_argument_is_a_usage_error(base_url: str) -> None:
     _assert_clean_failure(rc, err)
     rc, _, err = _run(["simulate", "ls", "--history", "[" * 100_000, "--base-url", base_url])
     _assert_clean_failure(rc, err)
+
+
+def test_a_fifo_input_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "data.jsonl"
+    os.mkfifo(fifo)  # no writer: a plain open() would block forever
+    rc, _, err = _run(
+        ["train", "--data", str(fifo), "--out", str(tmp_path / "run"), "--model", "x"]
+    )
+    _assert_clean_failure(rc, err)
+    assert f"cannot read the JSONL file {fifo}: it is not a regular file (a pipe or device)" in err
+    script = tmp_path / "script.txt"
+    os.mkfifo(script)
+    rc, _, err = _run(["record", "terminal", "--script", str(script), "--out", str(tmp_path / "o")])
+    _assert_clean_failure(rc, err)
+    assert "not a regular file" in err

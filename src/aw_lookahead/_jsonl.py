@@ -10,8 +10,11 @@ JSONL) that names the file and line, never a traceback.
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,7 +23,9 @@ from .errors import TrajectoryError, UsageError
 __all__ = [
     "MAX_JSON_DEPTH",
     "decode_jsonl_line",
+    "input_lines",
     "jsonl_files",
+    "open_input",
     "read_text_file",
     "validate_record",
 ]
@@ -92,16 +97,56 @@ def decode_jsonl_line(raw: bytes | str, *, source: str, line: int | None = None)
     return obj
 
 
+def open_input(path: str | Path, *, what: str = "file") -> IO[bytes]:
+    """``path`` opened for reading, when it is a regular file; otherwise a one-line UsageError.
+
+    A FIFO, device or socket would block or never end, so it is refused before the
+    first read (it is opened non-blocking, so even a FIFO without a writer returns).
+    """
+    p = Path(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UsageError(f"cannot read the {what} {p}: {exc.strerror}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a pipe or device)"
+            raise UsageError(f"cannot read the {what} {p}: it is {kind}; give a file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def input_lines(fh: IO[bytes], path: str | Path, *, what: str = "file") -> Iterator[bytes]:
+    """The lines of ``fh``; an I/O error while reading is a one-line UsageError naming the line."""
+    lineno = 0
+    while True:
+        try:
+            raw = fh.readline()
+        except OSError as exc:
+            raise UsageError(
+                f"cannot read the {what} {path} after line {lineno}: {exc.strerror}"
+            ) from exc
+        if not raw:
+            return
+        lineno += 1
+        yield raw
+
+
 def read_text_file(path: str | Path, *, what: str) -> str:
     """The UTF-8 text of ``path``; unreadable or non-UTF-8 files raise a UsageError.
 
     ``what`` names the file's role in the message (``"record script"``).
     """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the {what} {p}: {exc.strerror}") from exc
+    with open_input(p, what=what) as fh:
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise UsageError(f"cannot read the {what} {p}: {exc.strerror}") from exc
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

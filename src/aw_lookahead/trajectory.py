@@ -30,7 +30,14 @@ from typing import Any, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._contract import OBSERVATION_MARKER
-from ._jsonl import MAX_JSON_DEPTH, decode_jsonl_line, jsonl_files, validate_record
+from ._jsonl import (
+    MAX_JSON_DEPTH,
+    decode_jsonl_line,
+    input_lines,
+    jsonl_files,
+    open_input,
+    validate_record,
+)
 from .errors import TrajectoryError
 from .redact import Redactor, default_redactor
 
@@ -211,12 +218,8 @@ def iter_jsonl_dicts(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     UTF-8 or binary data is reported at its own line.
     """
     p = Path(path)
-    try:
-        fh = p.open("rb")
-    except OSError as exc:
-        raise TrajectoryError(f"cannot open: {exc.strerror}", source=str(p)) from exc
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
+    with open_input(p, what="JSONL file") as fh:
+        for lineno, raw in enumerate(input_lines(fh, p, what="JSONL file"), start=1):
             if not raw.strip():
                 continue
             obj = decode_jsonl_line(raw, source=str(p), line=lineno)

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aw_lookahead._jsonl import input_lines, open_input
 from aw_lookahead.agentworldbench import load_turn_samples
-from aw_lookahead.errors import RunError, TrajectoryError, UsageError
+from aw_lookahead.errors import RunError, TrajectoryError
 from aw_lookahead.trajectory import TurnSample, decode_jsonl_line
 
 __all__ = [
@@ -51,12 +52,8 @@ def scan_records(path: str | Path) -> RecordScan:
     scan = RecordScan()
     if not p.exists():
         return scan
-    try:
-        fh = p.open("rb")
-    except OSError as exc:
-        raise UsageError(f"cannot read {p}: {exc.strerror}") from exc
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
+    with open_input(p, what="records file") as fh:
+        for lineno, raw in enumerate(input_lines(fh, p, what="records file"), start=1):
             if not raw.strip():
                 continue
             try:
