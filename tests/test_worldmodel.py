@@ -264,6 +264,54 @@ class _Status(BaseHTTPRequestHandler):
         pass
 
 
+class _Huge(BaseHTTPRequestHandler):
+    """Answers a chat request with 50 MiB of JSON, announced (Content-Length) or not."""
+
+    do_GET = _Status.do_GET
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.hits += 1  # type: ignore[attr-defined]
+        head = b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "pad": "'
+        tail = b'", "choices": []}'
+        size = 50 * 2**20
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if self.server.announce:  # type: ignore[attr-defined]
+            self.send_header("Content-Length", str(len(head) + size + len(tail)))
+        self.end_headers()
+        try:
+            self.wfile.write(head)
+            for _ in range(size // 2**20):
+                self.wfile.write(b"x" * 2**20)
+            self.wfile.write(tail)
+        except OSError:
+            pass  # the client stopped reading: what the cap is for
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("announce", [True, False])
+async def test_an_oversized_reply_is_refused_not_buffered(announce: bool) -> None:
+    from aw_lookahead.worldmodel.provider import MAX_REPLY_BYTES
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Huge)
+    server.announce = announce  # type: ignore[attr-defined]
+    server.hits = 0  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        async with OpenAIWorldModel("m", base_url=url, timeout=30, retries=0) as wm:
+            with pytest.raises(ServerError, match=f"larger than {MAX_REPLY_BYTES} bytes"):
+                await wm.predict(_long_history(0, 0), "ls")
+        assert MAX_REPLY_BYTES < 50 * 2**20
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize(("status", "attempts"), [(503, 3), (429, 3), (400, 1), (422, 1)])
 async def test_retries_only_on_429_and_5xx(status: int, attempts: int) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Status)

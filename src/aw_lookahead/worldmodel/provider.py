@@ -67,6 +67,7 @@ __all__ = [
     "JUDGE_ENV_BASE_URL",
     "JUDGE_ENV_MODEL",
     "JUDGE_ENV_PREFIX",
+    "MAX_REPLY_BYTES",
     "ModelInfo",
     "OpenAIProvider",
     "UsesProvider",
@@ -96,6 +97,58 @@ def _ssl_context() -> ssl.SSLContext:
     import certifi
 
     return ssl.create_default_context(cafile=certifi.where())
+
+
+MAX_REPLY_BYTES = 16 * 2**20
+"""The largest HTTP reply body read from a model server; a larger one is a ``ServerError``.
+
+A world-model or judge reply is a few KiB (hundreds of tokens, ``n`` samples,
+log-probabilities); a broken or hostile server could otherwise make the client
+buffer, parse and cache any amount (a 50 MiB reply took 633 MB of memory).
+"""
+
+
+class _ReplyTooLarge(openai.OpenAIError):
+    """An OpenAIError, so the SDK raises it as it is: neither retried nor wrapped."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the reply is larger than {limit} bytes")
+        self.limit = limit
+
+
+@cache
+def _capped_stream_class(base: type[Any]) -> type[Any]:
+    """A byte stream of ``base``'s library (the OpenAI SDK brings its own httpx) that stops
+    past :data:`MAX_REPLY_BYTES`."""
+
+    class CappedStream(base):  # type: ignore[misc]
+        def __init__(self, inner: Any, limit: int) -> None:
+            self._inner, self._limit = inner, limit
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            total = 0
+            async for chunk in self._inner:
+                total += len(chunk)
+                if total > self._limit:
+                    raise _ReplyTooLarge(self._limit)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return CappedStream
+
+
+async def _cap_reply(response: Any) -> None:
+    """Response hook (before the body is read): refuse or meter an oversized body."""
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_REPLY_BYTES:
+        raise _ReplyTooLarge(MAX_REPLY_BYTES)
+    stream = response.stream
+    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), None)
+    if base is None:
+        raise RuntimeError(f"unexpected HTTP response stream {type(stream).__name__}")
+    response.stream = _capped_stream_class(base)(stream, MAX_REPLY_BYTES)
 
 
 _CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
@@ -152,6 +205,7 @@ def map_error(
     404 naming ``model`` (when given)  ``ModelNotServedError`` (served list empty)
     any other HTTP status              ``ServerError`` with the status
     ``ValueError`` (reply not JSON)    ``ServerError``: not an API root
+    a reply past ``MAX_REPLY_BYTES``   ``ServerError``, read no further
     anything else                      ``ServerError`` without a status
     ================================== =========================================
 
@@ -160,6 +214,13 @@ def map_error(
     """
     if isinstance(exc, openai.APITimeoutError):
         return WorldModelTimeoutError(base_url, timeout)
+    if isinstance(exc, _ReplyTooLarge):
+        return ServerError(
+            base_url,
+            None,
+            f"{exc}, more than any model reply needs; the server at this URL is "
+            "not answering as an OpenAI-compatible API should",
+        )
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
@@ -256,7 +317,9 @@ class OpenAIProvider:
         return cls(url, key, injected=client, max_retries=max_retries, model=name)
 
     def _new_client(self) -> AsyncOpenAI:
-        http = openai.DefaultAsyncHttpxClient(verify=_ssl_context())
+        http = openai.DefaultAsyncHttpxClient(
+            verify=_ssl_context(), event_hooks={"response": [_cap_reply]}
+        )
         return AsyncOpenAI(
             base_url=self.base_url,
             api_key=self.api_key,
