@@ -173,3 +173,31 @@ async def test_decisions_keep_the_typed_exception() -> None:
     again = Decision.model_validate(dumped)
     assert again.exception is None
     assert again == decision
+
+
+async def test_what_the_agent_reads_names_the_cause_without_operator_instructions() -> None:
+    """Commands, URLs and settings for the operator go to the log, never to the policy model;
+    the note is whole words, never cut."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    engine = Lookahead(OpenAIWorldModel("m", base_url=url, timeout=2))
+    trajectory = Trajectory(domain="terminal", task="tidy", turns=[])
+    veto, ran = await engine.gate(
+        trajectory, [[{"keystrokes": "rm -rf data\n"}], [{"keystrokes": "ls\n"}]]
+    )
+    note = unchecked_note(ran)
+    assert note == (
+        "[lookahead] Note: this ran WITHOUT a lookahead check "
+        "(the world model could not be reached)."
+    )
+    for text in (veto.explain(), ran.explain(), note):
+        assert "serve --local" not in text
+        assert url not in text
+        assert "AW_LOOKAHEAD_BASE_URL" not in text
+    assert "the world model could not be reached" in veto.explain()
+    assert "serve --local" in ran.metadata["unchecked"]["remedy"]  # the operator still gets it
+    assert url in (ran.error or "")

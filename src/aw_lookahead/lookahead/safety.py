@@ -42,6 +42,7 @@ from .types import Decision, DecisionKind, Outcome, Signal
 
 __all__ = [
     "ERROR_POLICIES",
+    "AGENT_CAUSES",
     "REMEDIES",
     "ErrorPolicy",
     "WarnOnce",
@@ -82,6 +83,23 @@ REMEDIES: dict[str, str] = {
     "judge": "a feasibility judge gave no verdict: check the judge's model and server",
     "not_simulated": "simulation is switched off (simulate='never')",
     "error": "the world model failed: see the error text",
+}
+
+
+# cause -> what the agent is told: the situation in plain words. Operator instructions
+# (commands, URLs, settings) stay in the log and the decision's metadata, never in text an
+# agent's policy model reads and might act on.
+AGENT_CAUSES: dict[str, str] = {
+    "unreachable": "the world model could not be reached",
+    "deadline": "the world model did not answer in time",
+    "timeout": "the world model did not answer in time",
+    "context": "the action and its history were too long to simulate",
+    "model": "the world model is not available",
+    "server": "the world-model server failed",
+    "reply": "the world model's answer was unusable",
+    "judge": "a judge gave no verdict",
+    "not_simulated": "simulation is switched off",
+    "error": "the world model failed",
 }
 
 
@@ -143,7 +161,7 @@ def unchecked_decision(
 ) -> Decision:
     """Apply ``policy`` to a decision that has no verdict (kind ``unsimulated``/``skipped``)."""
     remedy = REMEDIES.get(cause, REMEDIES["error"])
-    what = decision.error or decision.reason or cause
+    what = AGENT_CAUSES.get(cause, AGENT_CAUSES["error"])
     signals = list(decision.signals) + ([hazard] if hazard is not None else [])
     meta = {**decision.metadata, "unchecked": {"cause": cause, "remedy": remedy, "policy": policy}}
     blocked = policy == "fail_closed" or (policy == "fail_safe" and hazard is not None)
@@ -182,10 +200,8 @@ def unchecked_note(decision: Decision) -> str | None:
         return None
     info = decision.metadata.get("unchecked") or {}
     cause = info.get("cause", "error") if isinstance(info, Mapping) else "error"
-    return (
-        f"[lookahead] Note: this ran WITHOUT a lookahead check ({cause}: "
-        f"{(decision.error or decision.reason)[:200]})."
-    )
+    words = AGENT_CAUSES.get(str(cause), AGENT_CAUSES["error"])
+    return f"[lookahead] Note: this ran WITHOUT a lookahead check ({words})."
 
 
 _EFFECT = {

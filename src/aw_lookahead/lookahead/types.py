@@ -209,7 +209,7 @@ class Decision(BaseModel):
             )
             return "\n".join(lines)
         if self.kind is DecisionKind.UNSIMULATED:
-            return f"[lookahead] Executed without a prediction ({self.error or self.reason}): {act}"
+            return f"[lookahead] Executed without a prediction ({self.reason}): {act}"
         if self.kind is DecisionKind.SKIPPED:
             return f"[lookahead] Executed without simulation ({self.reason}): {act}"
         if self.uncertain:

@@ -92,7 +92,7 @@ class ModeHandlers:
 
         action: dict[str, object] = {"name": tool.name, "arguments": arguments}
         decision = await self._decide(session, action)
-        predicted = decision.predicted_observation or f"(no prediction: {decision.error})"
+        predicted = decision.predicted_observation or f"(no prediction: {decision.reason})"
         verdict = f"Verdict: {decision.outcome.value}" + (
             f" ({decision.reason})" if decision.reason else ""
         )
@@ -133,7 +133,7 @@ class ModeHandlers:
         decision = await self._decide(session, action)
         if decision.prediction is None:
             return error_result(
-                f"[aw-lookahead dryrun] no simulated result: {decision.error or decision.reason}. "
+                f"[aw-lookahead dryrun] no simulated result: {decision.reason or decision.error}. "
                 "Nothing was executed (dry run)."
             )
         text = decision.prediction.observation
