@@ -118,7 +118,7 @@ def test_an_uncertain_explanation_does_not_claim_success() -> None:
     text = _decide(FAIL, [OK, OK, OK], threshold=0.5).explain()
     assert text.startswith("[lookahead] Uncertain (p_failure 0.25: 1 of 4 predictions fail")
     assert "Predicted success" not in text
-    assert "executing: cat notes.txt" in text
+    assert "would execute: cat notes.txt" in text
 
 
 async def test_the_engine_counts_uncertain_actions_and_takes_a_threshold() -> None:
@@ -261,3 +261,25 @@ def test_the_shipped_calibration_is_the_adapters(
     assert find_calibration(EMBEDDED_MODEL_NAME, served_root="") is not None
     assert find_calibration(EMBEDDED_MODEL_NAME, served_root=raw) is None
     assert find_calibration(EMBEDDED_MODEL_NAME, served_root=None) is None
+
+
+async def test_select_breaks_a_score_tie_toward_the_safer_candidate() -> None:
+    """Equal scores: the candidate without a destructive effect is chosen, whatever the order
+    (a tie used to go to the first candidate)."""
+    from aw_lookahead.lookahead import Lookahead
+    from aw_lookahead.trajectory import Trajectory
+    from aw_lookahead.worldmodel import FunctionWorldModel
+
+    engine = Lookahead(FunctionWorldModel(lambda t, a: "hello\n"))
+    trajectory = Trajectory(domain="terminal", task="show the notes", turns=[])
+    for order in (
+        ["echo hi > notes.txt", "cat notes.txt"],
+        ["cat notes.txt", "echo hi > notes.txt"],
+    ):
+        result = await engine.select(trajectory, [[{"keystrokes": c + "\n"}] for c in order])
+        assert result.chosen is not None
+        assert result.chosen.action == [{"keystrokes": "cat notes.txt\n"}]
+        other = next(d for d in result.decisions if d is not result.chosen)
+        assert other.executes
+        assert other.score == result.chosen.score  # a tie, broken toward the safer one
+        assert "risk.overwrite_command" in [s.name for s in other.signals]

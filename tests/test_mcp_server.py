@@ -143,7 +143,8 @@ async def test_world_model_down_is_a_clear_tool_error() -> None:
         result = await client.call_tool("simulate", {"action": PRESENT})
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
-    assert "127.0.0.1:9" in text
+    assert "could not be checked (the world model could not be reached)" in text
+    assert "127.0.0.1:9" not in text  # operator detail goes to the log, not to the agent
 
 
 async def test_simulate_with_the_real_world_model(vllm_server: object) -> None:

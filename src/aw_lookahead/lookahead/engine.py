@@ -102,6 +102,20 @@ def default_deadline(world_model: object, judges: Iterable[object] = ()) -> floa
     return base + slowest + 5.0
 
 
+def _safer_first(d: Decision) -> tuple[bool, float, float, bool, bool, int]:
+    """Rank key of a surviving candidate: simulated before unchecked, higher score first;
+    on a tie the safer one first (lower p_failure, certain, no destructive effect)."""
+    destructive = any(s.source == "action" for s in d.signals)
+    return (
+        d.kind is DecisionKind.UNSIMULATED,
+        -(d.score or 0.0),
+        d.p_failure or 0.0,
+        d.uncertain,
+        destructive,
+        d.index,
+    )
+
+
 class Lookahead:
     """Simulate before execute: ``gate``, ``select`` and ``rollout`` over any world model.
 
@@ -233,10 +247,7 @@ class Lookahead:
         decisions = await self._run(
             trajectory, [Candidate(a, i) for i, a in enumerate(candidates)], task
         )
-        ordered = sorted(
-            (d for d in decisions if d.executes),
-            key=lambda d: (d.kind is DecisionKind.UNSIMULATED, -(d.score or 0.0), d.index),
-        )
+        ordered = sorted((d for d in decisions if d.executes), key=_safer_first)
         survivors = [
             d.model_copy(update={"metadata": {**d.metadata, "rank": rank}})
             for rank, d in enumerate(ordered)

@@ -41,8 +41,8 @@ from .tool_effects import tool_call, tool_risk
 from .types import Decision, DecisionKind, Outcome, Signal
 
 __all__ = [
-    "ERROR_POLICIES",
     "AGENT_CAUSES",
+    "ERROR_POLICIES",
     "REMEDIES",
     "ErrorPolicy",
     "WarnOnce",

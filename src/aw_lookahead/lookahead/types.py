@@ -209,17 +209,17 @@ class Decision(BaseModel):
             )
             return "\n".join(lines)
         if self.kind is DecisionKind.UNSIMULATED:
-            return f"[lookahead] Executed without a prediction ({self.reason}): {act}"
+            return f"[lookahead] Would run without a prediction ({self.reason}): {act}"
         if self.kind is DecisionKind.SKIPPED:
-            return f"[lookahead] Executed without simulation ({self.reason}): {act}"
+            return f"[lookahead] Would run without simulation ({self.reason}): {act}"
         if self.uncertain:
             return (
                 f"[lookahead] Uncertain ({confidence or f'p_failure {self.p_failure:.2f}'}); "
-                f"executing: {act}\n"
+                f"would execute: {act}\n"
                 f"Why it still runs: {self.reason}"
             )
         note = f" ({confidence})" if confidence and self.predictions > 1 else ""
-        return f"[lookahead] Predicted {self.outcome.value}{note}; executing: {act}"
+        return f"[lookahead] Predicted {self.outcome.value}{note}; would execute: {act}"
 
 
 def _without_exception(decision: Decision) -> dict[str, Any]:
