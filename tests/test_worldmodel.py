@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -292,42 +293,42 @@ class _Huge(BaseHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def _http_server(handler: type[BaseHTTPRequestHandler], **attrs: object) -> Iterator[Any]:
+    """``handler`` served on a free port in a thread; ``attrs`` set on the server."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    for name, value in attrs.items():
+        setattr(server, name, value)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize("announce", [True, False])
 async def test_an_oversized_reply_is_refused_not_buffered(announce: bool) -> None:
     from aw_lookahead.worldmodel.provider import MAX_REPLY_BYTES
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Huge)
-    server.announce = announce  # type: ignore[attr-defined]
-    server.hits = 0  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with _http_server(_Huge, announce=announce, hits=0) as server:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        async with OpenAIWorldModel("m", base_url=url, timeout=30, retries=0) as wm:
+        async with OpenAIWorldModel("m", base_url=url, timeout=30, retries=2) as wm:
             with pytest.raises(ServerError, match=f"larger than {MAX_REPLY_BYTES} bytes"):
                 await wm.predict(_long_history(0, 0), "ls")
-        assert MAX_REPLY_BYTES < 50 * 2**20
-    finally:
-        server.shutdown()
-        server.server_close()
+        assert server.hits == 1  # an OpenAIError: the SDK does not retry it
+    assert MAX_REPLY_BYTES < 50 * 2**20
 
 
 @pytest.mark.parametrize(("status", "attempts"), [(503, 3), (429, 3), (400, 1), (422, 1)])
 async def test_retries_only_on_429_and_5xx(status: int, attempts: int) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Status)
-    server.status = status  # type: ignore[attr-defined]
-    server.hits = 0  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with _http_server(_Status, status=status, hits=0) as server:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"
         async with OpenAIWorldModel("m", base_url=url, timeout=10, retries=2) as wm:
             with pytest.raises(ServerError, match=f"HTTP {status}"):
                 await wm.predict(_long_history(0, 0), "ls")
-        assert server.hits == attempts  # type: ignore[attr-defined]
-    finally:
-        server.shutdown()
-        server.server_close()
+        assert server.hits == attempts
 
 
 async def test_predict_many_can_settle_failures_per_candidate() -> None:
