@@ -39,9 +39,12 @@ __all__ = [
     "Gatekeeper",
     "asked_by_lookahead",
     "call_digest",
+    "check_on_veto",
     "pending_calls",
+    "pending_turn",
     "record_for",
     "thread_of",
+    "undecided",
     "veto_message",
     "with_note",
 ]
@@ -85,6 +88,35 @@ def thread_of() -> str | None:
         return None
     thread = (config.get("configurable") or {}).get("thread_id")
     return None if thread is None else str(thread)
+
+
+def check_on_veto(on_veto: str) -> None:
+    """The ``on_veto`` option of the middleware and the node: ``block`` or ``interrupt``."""
+    if on_veto not in ("block", "interrupt"):
+        raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
+
+
+def pending_turn(
+    state: Mapping[str, Any], messages_key: str = "messages"
+) -> tuple[AIMessage, list[dict[str, Any]], dict[str, Decision], list[BaseMessage]] | None:
+    """``(ai, calls, prior, history)`` of the turn to gate, or ``None`` when nothing is pending.
+
+    ``calls`` are the last AIMessage's unanswered tool calls, ``prior`` the decisions
+    state already holds for them, ``history`` the conversation before that message.
+    """
+    messages = list(state.get(messages_key, []))
+    ai, calls = pending_calls(messages)
+    if ai is None or not calls:
+        return None
+    history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
+    return ai, calls, prior_decisions(state, ai), history
+
+
+def undecided(
+    calls: Sequence[Mapping[str, Any]], prior: Mapping[str, Decision]
+) -> list[Mapping[str, Any]]:
+    """The calls ``prior`` holds no decision for, in order."""
+    return [c for c in calls if str(c.get("id")) not in prior]
 
 
 def veto_message(call: Mapping[str, Any], decision: Decision) -> ToolMessage:
@@ -162,7 +194,7 @@ class Gatekeeper:
             groups.setdefault(self.domain_map.domain_of(str(call.get("name"))), []).append(i)
         return groups
 
-    async def agate(
+    async def gate(
         self,
         history: Sequence[BaseMessage],
         calls: Sequence[Mapping[str, Any]],
@@ -175,14 +207,14 @@ class Gatekeeper:
         """
         return await self._gate_here(history, calls, system_prompt)
 
-    def gate(
+    def gate_sync(
         self,
         history: Sequence[BaseMessage],
         calls: Sequence[Mapping[str, Any]],
         *,
         system_prompt: str | None = None,
     ) -> list[Decision]:
-        """Blocking :meth:`agate`."""
+        """Blocking :meth:`gate`."""
         return run_sync(self._gate_here(history, calls, system_prompt))
 
     def trajectory(

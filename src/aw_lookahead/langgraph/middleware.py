@@ -58,10 +58,11 @@ from ._gate import (
     EngineOwner,
     Gatekeeper,
     as_lookahead,
+    check_on_veto,
     outcome_update,
-    pending_calls,
-    prior_decisions,
+    pending_turn,
     record_for,
+    undecided,
     veto_message,
     with_note,
 )
@@ -125,8 +126,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         super().__init__()
         if mode not in ("gate", "select"):
             raise ConfigError(f"mode must be 'gate' or 'select', got {mode!r}")
-        if on_veto not in ("block", "interrupt"):
-            raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
+        check_on_veto(on_veto)
         self.on_veto = on_veto
         self.note_unchecked = note_unchecked
         if k < 1:
@@ -140,16 +140,6 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         self.tools = []
 
     # ------------------------------------------------------------------ gate
-
-    def _split(
-        self, state: LookaheadState
-    ) -> tuple[AIMessage, list[dict[str, Any]], dict[str, Decision], list[Any]] | None:
-        messages = list(state["messages"])
-        ai, calls = pending_calls(messages)
-        if ai is None or not calls:
-            return None
-        history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
-        return ai, calls, prior_decisions(state, ai), history
 
     def _update(
         self,
@@ -171,25 +161,27 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
 
     def after_model(self, state: LookaheadState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Gate the turn's tool calls (blocking variant, for ``invoke``)."""
-        split = self._split(state)
+        split = pending_turn(state)
         if split is None:
             return None
         ai, calls, prior, history = split
-        todo = [c for c in calls if str(c.get("id")) not in prior]
-        decisions = gate_traced(lambda: self.gatekeeper.gate(history, todo), todo) if todo else []
+        todo = undecided(calls, prior)
+        decisions = (
+            gate_traced(lambda: self.gatekeeper.gate_sync(history, todo), todo) if todo else []
+        )
         return self._update(ai, calls, decisions, prior, runtime)
 
     async def aafter_model(
         self, state: LookaheadState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Gate the turn's tool calls (async variant, for ``ainvoke``/``astream``)."""
-        split = self._split(state)
+        split = pending_turn(state)
         if split is None:
             return None
         ai, calls, prior, history = split
-        todo = [c for c in calls if str(c.get("id")) not in prior]
+        todo = undecided(calls, prior)
         decisions = (
-            await agate_traced(lambda: self.gatekeeper.agate(history, todo), todo) if todo else []
+            await agate_traced(lambda: self.gatekeeper.gate(history, todo), todo) if todo else []
         )
         return self._update(ai, calls, decisions, prior, runtime)
 

@@ -35,13 +35,12 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from langchain_core.messages import AnyMessage, BaseMessage, ToolMessage
+from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool
 from langgraph.graph import END
 from langgraph.types import Command, Send
 
-from aw_lookahead.errors import ConfigError
 from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
 from aw_lookahead.worldmodel.base import WorldModel
 
@@ -50,10 +49,12 @@ from ._gate import (
     Gatekeeper,
     as_lookahead,
     call_digest,
+    check_on_veto,
     outcome_update,
     pending_calls,
-    prior_decisions,
+    pending_turn,
     thread_of,
+    undecided,
     with_note,
 )
 from ._observe import agate_traced, emit, gate_traced
@@ -105,8 +106,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         note_unchecked: bool = True,
         **engine_options: Any,
     ) -> None:
-        if on_veto not in ("block", "interrupt"):
-            raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
+        check_on_veto(on_veto)
         self.on_veto = on_veto
         self.note_unchecked = note_unchecked
         # (thread, message id, call id, digest) -> decision: a node re-run on resume
@@ -122,16 +122,6 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         self.messages_key = messages_key
         self.state_key = state_key
         super().__init__(self._run_node, afunc=self._arun_node, name="lookahead")
-
-    def _prepare(
-        self, state: Mapping[str, Any]
-    ) -> tuple[Any, list[dict[str, Any]], dict[str, Decision], list[AnyMessage]] | None:
-        messages = list(state.get(self.messages_key, []))
-        ai, calls = pending_calls(messages)
-        if ai is None or not calls:
-            return None
-        history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
-        return ai, calls, prior_decisions(state, ai), history
 
     @staticmethod
     def _short_key(call: Mapping[str, Any]) -> tuple[str | None, ...]:
@@ -174,7 +164,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
                 **prior,
                 **{
                     str(c.get("id")): d
-                    for c, d in zip(self._todo(calls, prior), decisions, strict=True)
+                    for c, d in zip(undecided(calls, prior), decisions, strict=True)
                 },
             }
             asked = [next(c for c in calls if str(c.get("id")) == v.tool_call_id) for v in vetoes]
@@ -215,32 +205,26 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         goto: Any = [Send(self.tools_node, [c]) for c in keep] if keep else self.model_node
         return Command(update=update, goto=goto)
 
-    @staticmethod
-    def _todo(
-        calls: Sequence[Mapping[str, Any]], prior: Mapping[str, Decision]
-    ) -> list[Mapping[str, Any]]:
-        return [c for c in calls if str(c.get("id")) not in prior]
-
     def _decide_sync(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
-        prep = self._prepare(state)
+        prep = pending_turn(state, self.messages_key)
         if prep is None:
             return None
         ai, calls, prior, history = prep
-        todo = self._todo(calls, prior)
+        todo = undecided(calls, prior)
         new = self._fresh(ai, todo)
-        decisions = gate_traced(lambda: self.gatekeeper.gate(history, new), new) if new else []
+        decisions = gate_traced(lambda: self.gatekeeper.gate_sync(history, new), new) if new else []
         self._remember(ai, new, decisions)
         return ai, calls, self._merged(ai, todo), prior
 
     async def _decide(self, state: Mapping[str, Any]) -> tuple[Any, ...] | None:
-        prep = self._prepare(state)
+        prep = pending_turn(state, self.messages_key)
         if prep is None:
             return None
         ai, calls, prior, history = prep
-        todo = self._todo(calls, prior)
+        todo = undecided(calls, prior)
         new = self._fresh(ai, todo)
         decisions = (
-            await agate_traced(lambda: self.gatekeeper.agate(history, new), new) if new else []
+            await agate_traced(lambda: self.gatekeeper.gate(history, new), new) if new else []
         )
         self._remember(ai, new, decisions)
         return ai, calls, self._merged(ai, todo), prior
