@@ -8,6 +8,8 @@ from typing import Any
 
 from aw_lookahead.cli._common import print_json
 
+from ._outputs import add_output_options, refuse_existing_data
+
 
 def register(subparsers: Any) -> None:
     """Add the ``mcp`` sub-verb."""
@@ -20,7 +22,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--n", type=int, required=True, help="trajectories to record")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
-    parser.add_argument("--out", required=True, help="output folder")
     parser.add_argument(
         "--servers",
         default="filesystem,git,memory",
@@ -41,8 +42,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--workers", type=int, default=2, help="trajectories recorded at once (default 2)"
     )
-    parser.add_argument("--force", action="store_true", help="replace data already in --out")
-    parser.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    add_output_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     from aw_lookahead.datagen.mcp import generate_mcp
 
-    _refuse_existing_data(args)
+    refuse_existing_data(args)
     step = max(1, args.n // 20)
 
     def progress(done: int, total: int) -> None:
@@ -83,14 +83,3 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(failed, list) and failed:
         print(f"{len(failed)} trajectories failed and were left out; first: {failed[0]}")
     return 0
-
-
-def _refuse_existing_data(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
-    from aw_lookahead.cli._common import refuse_to_replace
-    from aw_lookahead.datagen.split import SPLITS
-
-    if not args.force:
-        out = Path(args.out)
-        refuse_to_replace([out / "manifest.json", *(out / f"{s}.jsonl" for s in SPLITS)], "--out")

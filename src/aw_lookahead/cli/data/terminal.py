@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from ._outputs import add_output_options, refuse_existing_data
+
 
 def _count(text: str) -> int:
     try:
@@ -37,22 +39,20 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--n", type=_count, required=True, help="number of tasks to run")
     parser.add_argument("--seed", type=_seed, default=0, help="seed (default %(default)s)")
-    parser.add_argument("--out", required=True, help="output folder (created if missing)")
     parser.add_argument(
         "--workers", type=_count, default=2, help="sandboxes run at once (default %(default)s)"
     )
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds per command (default %(default)s)"
     )
-    parser.add_argument("--force", action="store_true", help="replace data already in --out")
-    parser.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    add_output_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from aw_lookahead.datagen.terminal import generate_terminal, stderr_progress
 
-    _refuse_existing_data(args)
+    refuse_existing_data(args)
     manifest = generate_terminal(
         args.n,
         seed=args.seed,
@@ -69,14 +69,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {sum(manifest.counts.values())} trajectories to {args.out} ({counts})")
     print(f"families: {families}; mistake share {manifest.extra.get('mistake_share')}")
     return 0
-
-
-def _refuse_existing_data(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
-    from aw_lookahead.cli._common import refuse_to_replace
-    from aw_lookahead.datagen.split import SPLITS
-
-    if not args.force:
-        out = Path(args.out)
-        refuse_to_replace([out / "manifest.json", *(out / f"{s}.jsonl" for s in SPLITS)], "--out")
