@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import signal
 import stat as _stat
 import subprocess
 import sys
@@ -236,3 +237,13 @@ def shell() -> Iterator[Any]:
     with SyncTerminalSandbox() as sb:
         workspace(sb)
         yield ShellTool(sb)
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> NoReturn:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A SIGTERM (``timeout``, CI cancelling) ends the run like Ctrl-C: fixtures tear down, so
+    the vLLM servers they started stop instead of living on without their test process."""
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
