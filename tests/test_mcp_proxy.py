@@ -24,6 +24,7 @@ from aw_lookahead.mcp import (
     ProxyConfig,
     ProxyMode,
 )
+from aw_lookahead.mcp._modes import DRYRUN_MARK
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
 
@@ -138,6 +139,8 @@ async def test_dryrun_never_touches_downstream(mcp_fs_server: Path, tmp_path: Pa
     ok = [r for r in results if not r.is_error]
     assert len(ok) == 15
     assert all(r.structured_content is not None for r in ok)
+    marked = [r for r in results if r.content and r.content[0].text.startswith(DRYRUN_MARK)]  # type: ignore[union-attr]
+    assert len(marked) == 20  # every result says it was simulated, errors too
     assert sum(r.is_error for r in results) == 5  # the simulated ENOENT reads
 
 

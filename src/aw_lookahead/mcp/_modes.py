@@ -44,6 +44,9 @@ def _summary(decision: Decision) -> dict[str, object]:
     }
 
 
+DRYRUN_MARK = "[aw-lookahead dryrun] simulated by the world model; nothing was executed."
+"""The first line of every dry-run result's text (the prediction follows it)."""
+
 class ModeHandlers:
     def __init__(self, context: ModeContext) -> None:
         self.context = context
@@ -147,8 +150,9 @@ class ModeHandlers:
             is_error = is_error or injected
         session.turns.append(Turn(action=action, observation=text, metadata={"simulated": True}))
         meta = {META_KEY: {**_summary(decision), "dryrun": True}}
+        shown = f"{DRYRUN_MARK}\n{text}"  # visible to a client that ignores _meta
         if is_error:
-            return error_result(text, meta)
+            return error_result(shown, meta)
         structured = None
         if tool.output_schema:
             structured = fit_structured(text, dict(tool.output_schema))
@@ -159,7 +163,7 @@ class ModeHandlers:
                     meta,
                 )
         return CallToolResult(
-            content=[TextContent(text=text)], structured_content=structured, _meta=meta
+            content=[TextContent(text=shown)], structured_content=structured, _meta=meta
         )
 
     # ------------------------------------------------------------------ shadow
