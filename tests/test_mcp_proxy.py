@@ -212,6 +212,24 @@ async def test_preview_confirmation_token_is_single_use(
     assert proxy.downstream.forwarded == 1
 
 
+async def test_preview_runs_tools_annotated_read_only_without_asking(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], "preview")
+    async with proxy, Client(proxy.server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert tools["read_text_file"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        read = await client.call_tool("read_text_file", {"path": str(tmp_path / "notes.txt")})
+        write = await client.call_tool(
+            "write_file", {"path": str(tmp_path / "w.txt"), "content": "x"}
+        )
+    assert not read.is_error
+    assert "hello" in text(read)
+    assert "PREVIEW ONLY" in text(write)
+    assert proxy.downstream.forwarded == 1
+
+
 async def test_preview_uses_elicitation_when_supported(mcp_fs_server: Path, tmp_path: Path) -> None:
     asked: list[str] = []
 

@@ -47,6 +47,7 @@ def _summary(decision: Decision) -> dict[str, object]:
 DRYRUN_MARK = "[aw-lookahead dryrun] simulated by the world model; nothing was executed."
 """The first line of every dry-run result's text (the prediction follows it)."""
 
+
 class ModeHandlers:
     def __init__(self, context: ModeContext) -> None:
         self.context = context

@@ -236,6 +236,9 @@ class LookaheadProxy:
         if mode is ProxyMode.GATE:
             return await self._modes.gate(session, tool, arguments)
         if mode is ProxyMode.PREVIEW:
+            annotations = tool.annotations
+            if annotations is not None and annotations.read_only_hint is True:
+                return await self.forward(session, name, arguments)  # nothing to confirm
             return await self._modes.preview(ctx, session, tool, arguments)
         if mode is ProxyMode.DRYRUN:
             return await self._modes.dryrun(session, tool, arguments)
