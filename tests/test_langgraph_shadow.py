@@ -117,8 +117,9 @@ async def test_shadow_with_the_real_world_model(shell: ShellTool, vllm_server: A
         api_key=vllm_server.api_key,
         max_tokens=48,
         temperature=0.0,
+        timeout=600,
     )
-    mw = ShadowMiddleware(wm)
+    mw = ShadowMiddleware(wm, deadline_s=900)  # a busy machine may take minutes: not the point
     agent = create_agent(
         policy(turn(LS, "cat data/a.txt"), AIMessage("ok")),
         [shell.tool()],
