@@ -106,9 +106,14 @@ async def test_stats_shows_prefix_cache_hits_after_predict_many(
     before = await fetch_metrics(vllm_server.base_url, model=vllm_server.model)
     actions = [f"cat notes/notes_{i}.txt" for i in range(4)]
     async with OpenAIWorldModel(
-        vllm_server.model, base_url=vllm_server.base_url, api_key=vllm_server.api_key,
-        max_tokens=8, temperature=0.0, top_k=None,
-    ) as wm:  # fmt: skip
+        vllm_server.model,
+        base_url=vllm_server.base_url,
+        api_key=vllm_server.api_key,
+        max_tokens=8,
+        temperature=0.0,
+        top_k=None,
+        timeout=600,
+    ) as wm:  # fmt: skip  (a busy machine may take minutes: not the point)
         trajectory = shared_history()
         await wm.predict_many(trajectory, actions[:1])  # fills the cache with the history
         predictions = await wm.predict_many(trajectory, actions)

@@ -162,7 +162,9 @@ async def test_model_defaults_to_the_only_served_one(vllm_server: Any) -> None:
 @pytest.mark.integration
 def test_sync_wrapper(vllm_server: Any) -> None:
     with SyncWorldModel(
-        OpenAIWorldModel(vllm_server.model, base_url=vllm_server.base_url, max_tokens=8, seed=7)
+        OpenAIWorldModel(
+            vllm_server.model, base_url=vllm_server.base_url, max_tokens=8, seed=7, timeout=600
+        )
     ) as wm:
         preds = wm.predict_many(_long_history(1, 5), ["ls", "pwd"])
         assert [p.action for p in preds] == ["ls", "pwd"]
