@@ -311,6 +311,7 @@ def test_merged_model_is_served_and_predicts(merged_server: Any) -> None:
 
 @pytest.mark.integration
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # two models x the fixed samples: past 600 s on a busy 2-core machine
 def test_adapter_beats_the_raw_base_on_the_fixed_samples(
     merged_server: Any, vllm_server: Any
 ) -> None:
