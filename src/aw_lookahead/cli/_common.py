@@ -115,7 +115,7 @@ def output_file(path: str | Path, option: str) -> Path:
 def refuse_to_replace(paths: Iterable[str | Path], option: str, *, append: bool = False) -> None:
     """A one-line UsageError when any of ``paths`` exists with content: outputs are never
     replaced without ``--force`` (or extended without ``--append``, where a verb has one)."""
-    existing = [Path(p) for p in paths if Path(p).is_file() and Path(p).stat().st_size > 0]
+    existing = [p for p in map(Path, paths) if p.is_file() and p.stat().st_size > 0]
     if not existing:
         return
     more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""

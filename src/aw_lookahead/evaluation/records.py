@@ -45,6 +45,10 @@ class RecordScan:
     skipped_lines: list[int] = field(default_factory=list)
     """1-based numbers of the lines that held no usable record."""
 
+    def finished_ids(self) -> set[str]:
+        """Ids whose latest record finished (``status == "ok"``)."""
+        return {i for i, rec in self.latest.items() if rec.get("status") == "ok"}
+
 
 def scan_records(path: str | Path) -> RecordScan:
     """Read ``path`` (missing: empty); keep the last record per id, note the lines skipped."""
@@ -74,7 +78,7 @@ def latest_records(path: str | Path) -> dict[str, dict[str, Any]]:
 
 def finished_ids(path: str | Path) -> set[str]:
     """Ids whose latest record in ``path`` finished (``status == "ok"``)."""
-    return {i for i, rec in latest_records(path).items() if rec.get("status") == "ok"}
+    return scan_records(path).finished_ids()
 
 
 def unique_ids(samples: list[TurnSample]) -> list[str]:

@@ -34,7 +34,7 @@ from aw_lookahead.worldmodel import WorldModel
 
 from ._pool import write_concurrently
 from .official import OfficialModel, OfficialReply, clean_marker, extract_observation, failure_kind
-from .records import PREDICTIONS_FILE, finished_ids, scan_records, unique_ids
+from .records import PREDICTIONS_FILE, RecordScan, scan_records, unique_ids
 from .rules.verifier import verify_sample
 
 __all__ = ["RunStats", "predict_samples", "prediction_record"]
@@ -118,8 +118,9 @@ def _official_record(
     return rec
 
 
-def refuse_foreign_run(path: Path, *, protocol: str, model: str | None) -> None:
-    """A UsageError when resuming into ``path`` would mix this run with another one.
+def refuse_foreign_run(path: Path, scan: RecordScan, *, protocol: str, model: str | None) -> None:
+    """A UsageError when resuming into ``path`` (read as ``scan``) would mix this run with
+    another one.
 
     Another run is a file that holds no prediction record at all, or finished
     records of another protocol or another served model: appending would leave
@@ -127,7 +128,6 @@ def refuse_foreign_run(path: Path, *, protocol: str, model: str | None) -> None:
     """
     if not path.is_file() or path.stat().st_size == 0:
         return
-    scan = scan_records(path)
     fix = "choose a new --out folder, or pass --no-resume to replace it"
     if not scan.latest:
         raise UsageError(f"{path} holds no prediction record (not an `eval run` file): {fix}")
@@ -164,12 +164,14 @@ async def predict_samples(
     """
     out = Path(out_dir) / PREDICTIONS_FILE
     ids = unique_ids(list(samples))
+    done: set[str] = set()
     if resume:
+        scan = scan_records(out)  # one read: the foreign-run check and the finished ids
         protocol = "official" if isinstance(world_model, OfficialModel) else "ours"
         resolve = getattr(world_model, "resolve_model", None)
         model = await resolve() if resolve is not None else getattr(world_model, "model_id", None)
-        refuse_foreign_run(out, protocol=protocol, model=model)
-    done = finished_ids(out) if resume else set()
+        refuse_foreign_run(out, scan, protocol=protocol, model=model)
+        done = scan.finished_ids()
     todo = [(i, s) for i, s in zip(ids, samples, strict=True) if i not in done]
     stats = RunStats(total=len(ids), skipped=len(ids) - len(todo), ok=0, failed=0, wall_s=0.0)
 

@@ -28,16 +28,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from langchain_core.messages import ToolMessage
 from langgraph.types import interrupt
 
 from aw_lookahead.errors import UsageError
 from aw_lookahead.lookahead import Decision
 
+from ._gate import veto_message, with_note
+
 __all__ = [
     "ALLOWED_DECISIONS",
     "Review",
+    "answer_instead",
     "ask_person",
-    "destructive_effect",
     "read_review",
     "review_request",
 ]
@@ -64,23 +67,10 @@ class Review:
     message: str = ""
     args: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def runs(self) -> bool:
-        """The call (or its edited form) runs."""
-        return self.type in ("approve", "edit")
-
-
-def destructive_effect(decision: Decision) -> str | None:
-    """What an action-level judge found the action destroys or overwrites, or ``None``."""
-    for signal in decision.signals:
-        if signal.source == "action":
-            return signal.detail or signal.name
-    return None
-
 
 def _description(decision: Decision) -> str:
     lines = []
-    effect = destructive_effect(decision)
+    effect = decision.destructive_effect
     if effect:
         lines.append(f"DESTRUCTIVE: {effect}. Approving runs it for real.")
     lines.append(f"Lookahead blocked this call: {decision.reason or decision.outcome.value}.")
@@ -109,7 +99,7 @@ def review_request(pairs: Sequence[tuple[Mapping[str, Any], Decision]]) -> dict[
                     "reason": decision.reason,
                     "prediction": decision.predicted_observation,
                     "p_failure": decision.p_failure,
-                    "destructive": destructive_effect(decision),
+                    "destructive": decision.destructive_effect,
                     "unchecked": "unchecked" in decision.metadata,
                 },
             }
@@ -184,11 +174,31 @@ def ask_person(pairs: Sequence[tuple[Mapping[str, Any], Decision]]) -> list[Revi
     the thread answering every later resume with the same unreadable value.
     """
     calls = [call for call, _ in pairs]
-    request = review_request(pairs)
+    first = review_request(pairs)
+    request = first
     while True:
         answer = interrupt(request)
         try:
             return read_review(answer, calls)
         except UsageError as exc:
             log.warning("the answer to a lookahead review was not taken: %s", exc)
-            request = {**review_request(pairs), "error": f"the last answer was not taken: {exc}"}
+            request = {**first, "error": f"the last answer was not taken: {exc}"}
+
+
+def answer_instead(
+    review: Review, call: Mapping[str, Any], decision: Decision
+) -> ToolMessage | None:
+    """The ToolMessage that answers ``call`` in place of running it, or ``None`` when it runs.
+
+    ``reject``: the veto, with the person's message; ``respond``: the person's message.
+    """
+    if review.type == "reject":
+        veto = veto_message(call, decision)
+        return (
+            with_note(veto, f"The user rejected it: {review.message}") if review.message else veto
+        )
+    if review.type == "respond":
+        return ToolMessage(
+            content=review.message, tool_call_id=str(call["id"]), name=str(call.get("name", ""))
+        )
+    return None

@@ -63,11 +63,10 @@ from ._gate import (
     pending_turn,
     record_for,
     undecided,
-    veto_message,
     with_note,
 )
 from ._observe import agate_traced, emit, gate_traced
-from ._review import ask_person
+from ._review import answer_instead, ask_person
 from ._select import Candidates
 from .convert import DomainMap
 
@@ -201,15 +200,8 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             return None, note, request
         call = request.tool_call
         [review] = ask_person([(call, decision)])
-        if review.type == "reject":
-            veto = veto_message(call, decision)
-            if review.message:
-                veto = with_note(veto, f"The user rejected it: {review.message}")
-            return veto, None, request
-        if review.type == "respond":
-            answer = ToolMessage(
-                content=review.message, tool_call_id=str(call["id"]), name=call["name"]
-            )
+        answer = answer_instead(review, call, decision)
+        if answer is not None:
             return answer, None, request
         how = "approved"
         if review.type == "edit":

@@ -58,7 +58,7 @@ from ._gate import (
     with_note,
 )
 from ._observe import agate_traced, emit, gate_traced
-from ._review import ask_person
+from ._review import answer_instead, ask_person
 from .convert import DomainMap
 
 __all__ = ["LookaheadNode", "lookahead_condition"]
@@ -142,9 +142,10 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         self, ai: Any, calls: Sequence[Mapping[str, Any]], decisions: Sequence[Decision]
     ) -> None:
         for call, decision in zip(calls, decisions, strict=True):
-            self._decided[self._key(ai, call)] = decision
-            self._latest[self._short_key(call)] = decision
-            self._latest.move_to_end(self._short_key(call))
+            short = self._short_key(call)
+            self._decided[(*short, getattr(ai, "id", None))] = decision
+            self._latest[short] = decision
+            self._latest.move_to_end(short)
         for memo in (self._decided, self._latest):
             while len(memo) > self._MEMO:
                 memo.popitem(last=False)
@@ -169,35 +170,25 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
             }
             asked = [next(c for c in calls if str(c.get("id")) == v.tool_call_id) for v in vetoes]
             pairs = [(c, by_id[str(c.get("id"))]) for c in asked]
-            reviews = ask_person(pairs)
             answers: list[ToolMessage] = []
-            for veto, call, review in zip(vetoes, asked, reviews, strict=True):
-                if review.type == "reject":
-                    note = f"The user rejected it: {review.message}" if review.message else ""
-                    answers.append(with_note(veto, note) if note else veto)
-                elif review.type == "respond":
-                    answers.append(
-                        ToolMessage(
-                            content=review.message,
-                            tool_call_id=veto.tool_call_id,
-                            name=str(call.get("name", "")),
-                        )
-                    )
+            for (call, decision), review in zip(pairs, ask_person(pairs), strict=True):
+                answer = answer_instead(review, call, decision)
+                if answer is not None:
+                    answers.append(answer)
                 elif review.type == "edit":
-                    edited[veto.tool_call_id] = review.args
+                    edited[str(call.get("id"))] = review.args
+
             vetoes = answers
+
+        def as_run(c: Mapping[str, Any]) -> dict[str, Any]:
+            cid = str(c.get("id"))
+            return {**c, "args": edited[cid]} if cid in edited else dict(c)
+
         vetoed = {m.tool_call_id for m in vetoes}
-        keep = [
-            {**c, "args": edited[str(c.get("id"))]} if str(c.get("id")) in edited else c
-            for c in calls
-            if str(c.get("id")) not in vetoed
-        ]
+        keep = [as_run(c) for c in calls if str(c.get("id")) not in vetoed]
         revised: list[Any] = []
         if edited:  # the transcript shows the call that ran, as HumanInTheLoopMiddleware does
-            tool_calls = [
-                {**c, "args": edited[str(c.get("id"))]} if str(c.get("id")) in edited else c
-                for c in ai.tool_calls
-            ]
+            tool_calls = [as_run(c) for c in ai.tool_calls]
             revised = [ai.model_copy(update={"tool_calls": tool_calls})]
         update: dict[str, Any] = {self.messages_key: [*revised, *vetoes]}
         if self.state_key is not None and records:

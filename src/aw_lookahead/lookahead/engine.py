@@ -105,13 +105,12 @@ def default_deadline(world_model: object, judges: Iterable[object] = ()) -> floa
 def _safer_first(d: Decision) -> tuple[bool, float, float, bool, bool, int]:
     """Rank key of a surviving candidate: simulated before unchecked, higher score first;
     on a tie the safer one first (lower p_failure, certain, no destructive effect)."""
-    destructive = any(s.source == "action" for s in d.signals)
     return (
         d.kind is DecisionKind.UNSIMULATED,
         -(d.score or 0.0),
         d.p_failure or 0.0,
         d.uncertain,
-        destructive,
+        d.destructive_effect is not None,
         d.index,
     )
 

@@ -158,6 +158,14 @@ class Decision(BaseModel):
     def predicted_observation(self) -> str | None:
         return self.prediction.observation if self.prediction else None
 
+    @property
+    def destructive_effect(self) -> str | None:
+        """What an action-level judge found the action destroys or overwrites, or ``None``."""
+        for signal in self.signals:
+            if signal.source == "action":
+                return signal.detail or signal.name
+        return None
+
     def confidence_text(self) -> str:
         """``p_failure`` in words, e.g. ``p_failure 0.75: 3 of 4 predictions fail``; ``""``
         when it says nothing the verdict does not: no judged prediction, or one plain
