@@ -16,6 +16,7 @@ from aw_lookahead.redact import (
     set_default_redactor,
 )
 from aw_lookahead.trajectory import JsonlWriter, Trajectory
+from secret_corpus_support import corpus, split_across_turns
 
 OPENAI = "sk-proj-" + "Ab3dEf6hIj9lMn2pQr5tUv8xYz" * 2
 ANTHROPIC = "sk-ant-api03-" + "x7Yq" * 12
@@ -80,6 +81,12 @@ def test_each_pattern_redacts_its_secret(text: str, secret: str, kind: str) -> N
         '{"api_key": null, "token": true}',
         "The password is required. Use a token.",
         "ssh://git@github.com/o/r.git and https://example.com/a:b",
+        "git checkout -b feature-login && docker login registry.example.com",
+        "mysql -u root -p shop; sort -u names.txt | uniq -c",
+        "echo aGVsbG8gd29ybGQgdGhpcyBpcyBmaW5l | base64 -d",
+        "The cookie policy: see docs. default: 30 seconds. machine learning models",
+        "https://example.com/path?q=a%20b&page=2 export PATH=/usr/local/bin:$PATH",
+        "token_count: 12 passed: 12 tests",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -191,3 +198,62 @@ def test_jsonl_writer_redacts_and_creates_private_files(tmp_path: Path) -> None:
     with JsonlWriter(path, append=False, redactor=Redactor(enabled=False)) as writer:
         writer.write(traj)
     assert GITHUB in path.read_text()
+
+
+SHAPES = corpus()
+
+
+def test_the_corpus_is_large_and_fresh() -> None:
+    assert len(SHAPES) >= 100
+    assert {secret for _, _, secret in SHAPES}.isdisjoint({s for _, _, s in corpus()})
+
+
+@pytest.mark.parametrize(("name", "line", "secret"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_every_corpus_shape_is_redacted(name: str, line: str, secret: str) -> None:
+    r = Redactor()
+    out = r.text(line)
+    assert secret not in out, f"{name}: {out!r}"
+    assert "[REDACTED_" in out
+    assert r.text(out) == out
+    # The same line inside a chat message, inside a JSON record (escaped on disk), and as a
+    # prompt renders a tool argument: JSON-escaped after an earlier line.
+    assert secret not in json.dumps(r.messages([{"role": "user", "content": line}]))
+    assert secret not in r.text(json.dumps({"content": f"first line\n{line}\tend"}))
+    assert secret not in json.dumps(r.record({"observation": line}))
+
+
+def test_a_secret_seen_once_is_replaced_everywhere_even_earlier() -> None:
+    outputs, secret = split_across_turns()
+    r = Redactor()
+    later_first = r.messages([{"role": "tool", "content": t} for t in reversed(outputs)])
+    assert secret not in json.dumps(later_first)
+    fresh = Redactor()
+    record = fresh.record({"turns": [{"observation": outputs[1]}, {"observation": outputs[0]}]})
+    assert secret not in json.dumps(record)
+    assert Redactor().text(outputs[1]) == outputs[1]  # a bare value alone is not a secret
+
+
+@pytest.mark.parametrize(
+    "field", ["userPassword", "accessToken", "SecretAccessKey", "x-api-key", "client_secret",
+              "Contraseña", "sessionId", "AccountKey", "secret_key"]
+)  # fmt: skip
+def test_secret_named_fields_in_any_case_style(field: str) -> None:
+    value = "v" + PASSWORD
+    assert value not in json.dumps(Redactor().record({"args": {field: value}}))
+
+
+@pytest.mark.parametrize("field", ["keystrokes", "sort_key", "max_tokens", "token_count", "key"])
+def test_ordinary_fields_keep_their_values(field: str) -> None:
+    assert Redactor().record({field: "plain-value-1"}) == {field: "plain-value-1"}
+
+
+def test_every_corpus_shape_stays_off_disk(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    with JsonlWriter(path) as writer:
+        for name, line, _ in SHAPES:
+            traj = Trajectory(domain="terminal", task=name).with_turn(line, line)
+            writer.write(traj)
+            writer.write({"arguments": {"content": line}, "note": line})
+    text = path.read_text()
+    for name, _, secret in SHAPES:
+        assert secret not in text, f"{name} written to disk"

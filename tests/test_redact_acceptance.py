@@ -28,6 +28,7 @@ from aw_lookahead.lookahead import Lookahead
 from aw_lookahead.lookahead.cache import PredictionCache
 from aw_lookahead.trajectory import Trajectory
 from aw_lookahead.worldmodel import OpenAIWorldModel
+from secret_corpus_support import corpus
 
 pytestmark = pytest.mark.integration
 
@@ -42,7 +43,11 @@ AWS_ID = "AKIA" + _random(string.ascii_uppercase + string.digits, 16)
 AWS_SECRET = "Xq7" + _random(_ALNUM + "/+", 36) + "9"
 GITHUB = "ghp_" + _random(_ALNUM, 36)
 PASSWORD = "pw-" + _random(_ALNUM, 14)
-PLANTED = (OPENAI, AWS_ID, AWS_SECRET, GITHUB, PASSWORD)
+# The shape corpus, in three parts: the trajectory, the MCP proxy's writes, the eval records
+# (all of it at once would not fit the embedded server's context).
+SHAPES = corpus()
+IN_TRAJECTORY, IN_PROXY, IN_EVAL = SHAPES[0::3], SHAPES[1::3], SHAPES[2::3]
+PLANTED = (OPENAI, AWS_ID, AWS_SECRET, GITHUB, PASSWORD, *(s for _, _, s in SHAPES))
 
 
 @dataclass
@@ -114,9 +119,14 @@ def _trajectory_line() -> str:
             "turns": [
                 {"action": f"export OPENAI_API_KEY={OPENAI}", "observation": ""},
                 {"action": "cat ~/.git-credentials", "observation": f"https://u:{GITHUB}@x.org"},
+                {"action": "cat notes.txt", "observation": _lines(IN_TRAJECTORY)},
             ],
         }
     )
+
+
+def _lines(shapes: list[tuple[str, str, str]]) -> str:
+    return "\n".join(line for _, line, _ in shapes)
 
 
 def _written_files(root: Path, inputs: set[Path]) -> list[Path]:
@@ -173,7 +183,10 @@ def test_no_planted_secret_reaches_the_server_or_disk(
             f"### Turn 1\n**Action:**\nexport AWS_SECRET_ACCESS_KEY={AWS_SECRET}",
             f"### Turn 2\n**Action:**\ncurl -u admin:{PASSWORD} https://x.org",
         ],
-        "response": [f"{AWS_ID} rotated; new key {OPENAI}", f"password: {PASSWORD} accepted"],
+        "response": [
+            f"{AWS_ID} rotated; new key {OPENAI}\n{_lines(IN_EVAL)}",
+            f"password: {PASSWORD} accepted",
+        ],
         "current_prompt": f"### Turn 2\n**Action:**\ncurl -u admin:{PASSWORD} https://x.org",
         "turn_idx": 2,
         "total_turns": 2,
@@ -197,14 +210,17 @@ def test_no_planted_secret_reaches_the_server_or_disk(
     written = _written_files(tmp_path, set(inputs.iterdir()))
     names = {p.name for p in written}
     assert {"predictions.jsonl", "recording.jsonl", "shadow.jsonl", "recorded.jsonl"} <= names
+    names_of = {secret: name for name, _, secret in SHAPES}
     for secret in PLANTED:
-        assert secret not in bodies, f"{secret[:6]}... reached the server"
+        at = bodies.find(secret)
+        where = bodies[max(0, at - 120) : at + len(secret) + 40]
+        assert at < 0, f"{names_of.get(secret, secret[:6])} reached the server: ...{where}..."
     for path in written:
         if path.is_relative_to(tmp_path / "fs"):
             continue  # the MCP server's own files: the real effect of the tool call
         text = path.read_bytes().decode(errors="replace")
         for secret in PLANTED:
-            assert secret not in text, f"{secret[:6]}... written to {path}"
+            assert secret not in text, f"{names_of.get(secret, secret[:6])} written to {path}"
         assert path.stat().st_mode & 0o077 == 0, f"{path} is readable by others"
 
 
@@ -255,7 +271,7 @@ async def _run_proxy(
     wm = _world_model(relay, vllm_server)
     config = ProxyConfig(mode=ProxyMode("shadow"), shadow_log=log)
     proxy = LookaheadProxy(Downstream([str(fs_server), str(root)]), wm, config)
-    content = f"password: {PASSWORD}\ntoken: {GITHUB}\n"
+    content = f"password: {PASSWORD}\ntoken: {GITHUB}\n{_lines(IN_PROXY)}\n"
     async with wm, proxy, Client(proxy.server) as client:
         await client.call_tool("write_file", {"path": str(root / "env.txt"), "content": content})
         await client.call_tool("read_text_file", {"path": str(root / "env.txt")})

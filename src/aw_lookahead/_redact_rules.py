@@ -12,28 +12,54 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-__all__ = ["SECRET_FIELD", "Rule", "builtin_rules"]
+__all__ = ["Rule", "builtin_rules", "secret_field"]
 
 # Names that say "this value is a secret", shared by text assignments and JSON keys.
 _SECRET_WORDS = (
     r"password|passwd|passphrase|secret|token|credentials?|"
     r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
 )
-SECRET_FIELD = re.compile(
-    rf"(?i:^(?:.*[_.-])?(?:{_SECRET_WORDS}|pwd|authorization|cookie)$)|^[A-Z0-9_]*_KEY$"
+# The same in other languages (labels in config files, prompts and tool output).
+_LOCAL_WORDS = (
+    "passwort|kennwort|contraseña|contrasena|senha|mot de passe|mot_de_passe|motdepasse|"
+    "wachtwoord|hasło|haslo|lösenord|losenord|salasana|adgangskode|passord|parola|şifre|sifre|"
+    "heslo|jelszó|clé secrète|clave secreta|chave secreta|пароль|密码|密碼|口令|"
+    "パスワード|비밀번호|κωδικός|סיסמה|كلمة المرور|mật khẩu"
 )
-"""Field names (JSON keys) whose value is a secret whatever it looks like."""
+_FIELD_NAME = re.compile(
+    rf"(?:^|[_.\- ])(?:{_SECRET_WORDS}|{_LOCAL_WORDS}|pwd|authorization|cookie|"
+    r"account_?key|shared_?access_?key|connection_?string|session_?id|sessid)"
+    r"(?:[_-](?:key|value|hash|b64|base64))?$"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def secret_field(name: str) -> bool:
+    """Whether a JSON key names a secret whatever its value looks like.
+
+    Words are found in snake, kebab, dotted and camel case alike (``password``,
+    ``userPassword``, ``SecretAccessKey``, ``x-api-key``, ``db.pass_hash`` is
+    not one), and upper-case environment names ending in ``_KEY`` count too.
+    """
+    if re.fullmatch(r"[A-Z0-9_]*_KEY", name):
+        return True
+    return _FIELD_NAME.search(_CAMEL.sub("_", name).lower()) is not None
+
+
 _SECRET_HINTS = (
     "password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "api_key",
     "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key",
     "private-key", "authkey", "auth_key", "auth-key",
+    *_LOCAL_WORDS.split("|"),
 )  # fmt: skip
-# A bare value (stops at quotes, separators, JSON escapes), or a quoted one.
+# A bare value (stops at quotes, separators, JSON escapes), or a quoted one. Quantifiers
+# are possessive: a value is read once, never re-scanned from a later start.
 _VALUE = (
-    r"(?:\"(?P<dq>[^\"\\\n]{1,256})\"|'(?P<sq>[^'\\\n]{1,256})'"
-    r"|\\?[\"']?(?!(?:null|true|false|None)\b)(?P<secret>[^\s\"'\\,;&}\]\)>]{3,}))"
+    r"(?:\"(?P<dq>[^\"\\\n]{1,256}+)\"|'(?P<sq>[^'\\\n]{1,256}+)'"
+    r"|(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
+    r"(?P<secret>[^\s\"'\\,;&}\]\)>]{3,}+))"
 )
 
 
@@ -49,32 +75,55 @@ class Rule:
     hints: tuple[str, ...] = ()
     """Lower-case substrings one of which any match contains: a cheap test that skips the regex."""
     word_start: bool = False
-    """The match must not follow a letter, digit or underscore (checked here, not in the regex,
-    so the regex keeps its literal prefix and scans fast)."""
+    """The match must not follow an ASCII letter, digit or underscore (checked here, not in the
+    regex, so the regex keeps its literal prefix and scans fast). Any other letter, an ``é`` or a
+    CJK character, may come right before a token."""
     anchored: bool = False
-    """Every match starts where a hint occurs: try the regex only there (for patterns such as
-    case-insensitive alternations that the regex engine cannot scan for quickly)."""
-    hint_re: re.Pattern[str] | None = field(default=None, init=False, compare=False)
+    """Every match starts where an anchor occurs: try the regex only there (for patterns such
+    as case-insensitive alternations that the regex engine cannot scan for quickly)."""
+    anchors: tuple[str, ...] = ()
+    """Lower-case substrings where matches start; empty means ``hints``."""
 
-    def __post_init__(self) -> None:
-        if self.hints:
-            joined = "|".join(re.escape(h) for h in self.hints)
-            object.__setattr__(self, "hint_re", re.compile(joined))
+    def applies(self, lower: str, ascii_only: bool) -> bool:
+        """Whether ``lower`` (the lower-cased text) can hold a match at all.
+
+        Hints that are not ASCII are skipped for ASCII text (``ascii_only``), a
+        test that costs far less than a search.
+        """
+        return not self.hints or any(
+            hint in lower for hint in self.hints if not ascii_only or hint.isascii()
+        )
 
 
 def _mixed(value: str) -> bool:
     """A 40-character AWS secret: upper, lower and a digit, and not a hex digest."""
     return (
-        any(c.isupper() for c in value)
+        len(value) == 40
+        and "=" not in value
+        and any(c.isupper() for c in value)
         and any(c.islower() for c in value)
         and any(c.isdigit() for c in value)
         and not re.fullmatch(r"[0-9a-fA-F]+", value)
     )
 
 
-_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")
-_GITLAB_PREFIXES = ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-")
-_GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+# Provider tokens recognised by their prefix alone: (kind, pattern, hints).
+_PREFIXED = (
+    ("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+", ("k_live_", "k_test_")),
+    ("huggingface_token", r"hf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    ("npm_token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",)),
+    ("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}+", ("pypi-age",)),
+    ("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("sg.",)),
+    ("google_oauth_token", r"(?:ya29\.|GOCSPX-)[A-Za-z0-9_-]{20,}+", ("ya29.", "gocspx-")),
+    ("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", ("_v1_",)),
+    ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",)),
+    ("databricks_token", r"dapi[a-f0-9]{32}(?![a-f0-9])", ("dapi",)),
+)
+# Commands that take a password glued to -p (mysql -pPW) or after it (sshpass -p PW, login -p PW).
+_MYSQL = r"mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb|mariadb-dump"
+_ARGS = r"[^\n|;&]{0,512}?"  # the rest of one simple command, bounded
+# A word start, also right after an escaped newline or tab inside a JSON string ("\\nmysql").
+_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
 
 
 def builtin_rules() -> list[Rule]:
@@ -83,18 +132,23 @@ def builtin_rules() -> list[Rule]:
     return [
         Rule(
             "private_key",
+            # Possessive body: a run of BEGIN markers is read once (it was quadratic).
             r(
                 r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-                r"(?:.*?-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-                r"|(?:[A-Za-z0-9+/=\s]|\\[nr])*)",
-                re.DOTALL,
+                r"(?:[A-Za-z0-9+/=\s:,.()]|\\{1,3}[nr]|-(?!----END))*+"
+                r"(?:-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----)?"
             ),
             hints=("private key",),
         ),
-        Rule("anthropic_key", r(r"sk-ant-[A-Za-z0-9_-]{20,}"), hints=("sk-ant-",), word_start=True),
+        Rule(
+            "anthropic_key",
+            r(r"sk-ant-[A-Za-z0-9_-]{20,}+"),
+            hints=("sk-ant-",),
+            word_start=True,
+        ),
         Rule(
             "openai_key",
-            r(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+            r(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+"),
             hints=("sk-",),
             word_start=True,
         ),
@@ -107,49 +161,65 @@ def builtin_rules() -> list[Rule]:
         Rule(
             "aws_key_id",
             r(r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[0-9A-Z]{16}\b"),
-            hints=tuple(p.lower() for p in _AWS_PREFIXES),
             word_start=True,
         ),
         Rule(
             "github_token",
-            r(r"g(?:h[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})\b"),
-            hints=_GITHUB_PREFIXES,
+            r(r"g(?:h[pousr]_[A-Za-z0-9]{36,255}+|ithub_pat_[A-Za-z0-9_]{22,255}+)\b"),
             word_start=True,
         ),
         Rule(
             "gitlab_token",
-            r(r"gl(?:pat|dt|ptt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}"),
-            hints=_GITLAB_PREFIXES,
+            r(r"gl(?:pat|dt|ptt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}+"),
             word_start=True,
         ),
         Rule(
             "slack_token",
-            r(r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+            r(r"xox[abposre]-[A-Za-z0-9-]{10,}+"),
             hints=("xox",),
             word_start=True,
         ),
+        *(Rule(kind, r(p), hints=hints, word_start=True) for kind, p, hints in _PREFIXED),
         Rule(
             "slack_webhook",
-            r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}"),
+            r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}+"),
             hints=("hooks.slack.com",),
         ),
         Rule(
             "jwt",
-            r(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
+            # The look-behind after the literal keeps the literal scan and tries only run starts.
+            r(
+                r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]*+"
+            ),
             hints=("eyj",),
-            word_start=True,
         ),
         Rule(
             "url_password",
-            r(r"://[^\s:/?#@\"'<>\\]+:(?P<secret>[^\s/?#@\"'<>\\]+)@"),
+            r(r"://[^\s:/?#@\"'<>\\]{0,256}+:(?P<secret>[^\s/?#@\"'<>\\]{1,512}+)@"),
             label="secret",
             hints=("@",),
         ),
         Rule(
+            "azure_key",
+            r(
+                r"(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*"
+                r"(?P<secret>[^;\s\"'\\]{8,}+)"
+            ),
+            label="secret",
+            anchored=True,
+            hints=("accountkey", "sharedaccesskey", "sharedaccesssignature"),
+        ),
+        Rule(
+            "sas_signature",
+            r(r"[?&]sig=(?P<secret>[^&\s\"'<>\\]{8,}+)"),
+            label="secret",
+            hints=("sig=",),
+        ),
+        Rule(
             "authorization",
             r(
-                r"(?i)authorization[\"']?\s*[:=]\s*\\?[\"']?"
-                r"(?:(?:bearer|basic|token|digest|bot)\s+)?(?P<secret>[^\s\"'\\,;]{3,})"
+                r"(?i)authorization\\?[\"']?\s*[:=]\s*\\?[\"']?"
+                r"(?:(?:bearer|basic|token|digest|bot)\s+)?(?P<secret>[^\s\"'\\,;]{3,}+)"
             ),
             label="secret",
             anchored=True,
@@ -158,35 +228,76 @@ def builtin_rules() -> list[Rule]:
         ),
         Rule(
             "bearer",
-            r(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})"),
+            r(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,}+)"),
             label="secret",
             anchored=True,
             hints=("bearer",),
             word_start=True,
         ),
         Rule(
+            "cookie",
+            r(r"(?i)cookie\\?[\"']?\s*:\s*(?P<secret>[^\n\r\"\\]{3,4096}+)"),
+            label="secret",
+            anchored=True,
+            hints=("cookie",),
+        ),
+        Rule(
             "aws_secret",
-            r(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
+            # Whole runs, read once; only a run of exactly 40 is taken (see _mixed).
+            r(r"[A-Za-z0-9/+=]{40,}+"),
             _mixed,
             # A bare 40-character string is only taken for an AWS secret near an AWS word.
             hints=("aws", "akia", "asia", "secret"),
         ),
         Rule(
             "secret_flag",
+            # Not anchored: the literal "--" scans fast, and the look-behind after it rejects
+            # the inside of "-----" at once.
             r(
-                r"(?i)--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|secret|token|api-?key)"
+                r"--(?<![\w-]--)(?i:(?:[a-z0-9]+-){0,4}"
+                r"(?:password|passwd|passphrase|secret|token|api-?key|cookie))"
                 r"(?:=|\s+)" + _VALUE
             ),
             label="secret",
-            anchored=True,
-            hints=("--",),
+            hints=("pass", "secret", "token", "api-key", "apikey", "cookie"),
         ),
         Rule(
             "user_password",
-            r(r"-(?:u|-user)[\s=]+[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]{3,})"),
+            r(r"-(?:u|-user)[\s=]*[^\s:\"'\\]{1,256}+:(?P<secret>[^\s\"'\\]{3,}+)"),
             label="secret",
             hints=("-u",),
             word_start=True,
+        ),
+        Rule(
+            "mysql_password",
+            r(rf"{_START}(?:{_MYSQL})\b{_ARGS}\s-p(?P<secret>[^\s\"'\\]{{1,256}}+)"),
+            label="secret",
+            anchored=True,
+            hints=("mysql", "mariadb"),
+        ),
+        Rule(
+            "password_option",
+            r(rf"{_START}(?:sshpass|login)\b{_ARGS}\s-p[\s=]*" + _VALUE),
+            label="secret",
+            anchored=True,
+            hints=("sshpass", "login"),
+        ),
+        Rule(
+            "curl_cookie",
+            r(_START + r"curl\b" + _ARGS + r"\s-b\s*" + _VALUE),
+            label="secret",
+            anchored=True,
+            hints=("curl",),
+        ),
+        Rule(
+            "netrc",
+            r(
+                r"(?i)(?:machine\s+\S{1,256}+|default)(?:\s+(?:login|account|port)\s+\S{1,256}+){0,4}"
+                r"\s+password\s+(?P<secret>\S{1,256}+)"
+            ),
+            label="secret",
+            anchored=True,
+            hints=("machine", "default"),
         ),
         Rule(
             "secret_assignment",
@@ -197,9 +308,14 @@ def builtin_rules() -> list[Rule]:
         ),
         Rule(
             "secret_field",
-            r(rf"(?i)(?:{_SECRET_WORDS})\b[\"']?\s*[:=]\s*" + _VALUE),
+            r(
+                rf"(?i)(?:{_SECRET_WORDS}|{_LOCAL_WORDS})(?:[_-](?:key|value|hash|b64|base64))?\b"
+                r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE
+            ),
             label="secret",
             anchored=True,
-            hints=_SECRET_HINTS,
+            # Five searches rule most texts out; the anchors are only looked for after them.
+            hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
+            anchors=_SECRET_HINTS,
         ),
     ]

@@ -16,14 +16,17 @@ Where it runs (on by default, through :func:`default_redactor`):
   (recorder, shadow logs, ``eval run`` outputs, ``record terminal``) and the
   on-disk prediction cache. Those files are created ``0600``.
 
-What it recognises: PEM private keys; OpenAI, Anthropic and Google API keys;
-AWS access key ids and 40-character secret keys (in text that mentions AWS
-or a secret); GitHub, GitLab and Slack
-tokens (and Slack webhook URLs); JWTs; ``Authorization:`` headers and bearer
-tokens; passwords in URLs (``scheme://user:pass@host``); command-line flags
-such as ``--password x`` and ``curl -u user:pass``; assignments and fields whose name says secret
-(``*_KEY=``, ``*_TOKEN=``, ``*_SECRET=``, ``PASSWORD=``, ``"password": "..."``).
-In JSON records a value whose key names a secret is replaced whole.
+What it recognises (the full table is in ``docs/secrets.md``): PEM private
+keys; provider keys and tokens by prefix (OpenAI, Anthropic, Google, AWS,
+GitHub, GitLab, Slack, Stripe, Hugging Face, npm, PyPI, …); JWTs;
+``Authorization``, bearer and cookie values; passwords in URLs, flags and
+password options (``--password x``, ``curl -u user:pw``, ``mysql -pPW``,
+``sshpass -p``, ``.netrc``); Azure keys; assignments and fields whose name says
+secret, in any case style and in several languages, also JSON-escaped or
+URL-encoded; base64 runs that decode to one of these. In JSON records a value
+whose key names a secret is replaced whole. A secret replaced once is then
+replaced wherever it appears again (see :meth:`Redactor.messages`). Every
+pattern runs in linear time.
 The pattern table itself lives in :mod:`aw_lookahead._redact_rules`; this
 module holds the :class:`Redactor` that applies it and the process default.
 
@@ -40,6 +43,9 @@ that tool outputs are full of.
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import binascii
 import functools
 import hashlib
 import hmac
@@ -48,16 +54,18 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, quote_plus, unquote
 
-from ._redact_rules import SECRET_FIELD, Rule, builtin_rules
+from ._redact_rules import Rule, builtin_rules, secret_field
 
 __all__ = [
     "ENV_REDACT",
     "Redactor",
     "default_redactor",
     "redact_messages",
+    "redact_messages_off_loop",
     "redact_record",
     "redact_text",
     "set_default_redactor",
@@ -67,8 +75,26 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 """Set to ``off`` (or ``0``, ``false``, ``no``) to turn the default redactor off."""
 
 _PLACEHOLDER_PREFIX = "[REDACTED_"
-_WORD_CHAR = re.compile(r"\w")
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 _MEMO_SIZE = 4096
+_OFF_LOOP_CHARS = 32 * 1024
+_MIN_KNOWN = 8
+"""Shorter values are not replaced wherever they appear (they would hit ordinary words)."""
+_MAX_KNOWN = 256
+"""The most recent secrets remembered; older ones are still replaced where a rule finds them."""
+_MAX_KNOWN_LEN = 4096
+_MAX_VIEW = 64 * 1024
+"""Longer texts are not decoded (URL, base64) and scanned again: the size cap on that work."""
+# Base64 of at least 18 bytes, standard or URL-safe; a run is read once (possessive).
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,8192}+={0,2}(?![A-Za-z0-9+/=_-])")
+_BASE64_HINT = re.compile(r"[A-Za-z0-9+/_-]{24}")
+
+
+def _glued(text: str, at: int) -> bool:
+    """Whether ``at`` continues a word (an escaped ``\\n`` or ``\\t`` before it ends one)."""
+    if at == 0 or not _WORD_CHAR.match(text, at - 1):
+        return False
+    return not (at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt")
 
 
 class Redactor:
@@ -93,6 +119,11 @@ class Redactor:
         self._rules: list[Rule] = builtin_rules() if builtin else []
         # Histories repeat across candidates and steps: remember recent message texts.
         self._memo: OrderedDict[str, str] = OrderedDict()
+        # Secrets seen so far, each with its placeholder: replaced wherever they appear again.
+        self._known: OrderedDict[str, str] = OrderedDict()
+        self._known_re: re.Pattern[str] | None = None
+        self._stand_ins: dict[tuple[str, str], str] = {}
+        self._generation = 0
         self._lock = threading.Lock()
         for kind, pattern in (extra or {}).items():
             self.add(kind, pattern)
@@ -117,21 +148,40 @@ class Redactor:
 
     def placeholder(self, kind: str, secret: str) -> str:
         """The stand-in for ``secret``: the same input always gives the same text."""
-        digest = hmac.new(self._key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256)
-        return f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{digest.hexdigest()[:6]}]"
+        done = self._stand_ins.get((kind, secret))
+        if done is None:
+            digest = hmac.new(self._key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256)
+            done = f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{digest.hexdigest()[:6]}]"
+            if len(self._stand_ins) >= _MEMO_SIZE:
+                self._stand_ins.clear()
+            self._stand_ins[(kind, secret)] = done
+        return done
 
     def text(self, text: str) -> str:
-        """``text`` with every recognised secret replaced; idempotent."""
+        """``text`` with every recognised secret replaced; idempotent.
+
+        A secret recognised once is replaced wherever it appears later, bare
+        or in another message (see :meth:`messages`).
+        """
         if not self.enabled or not text:
             return text
         return self._text(text, self._rules)
 
-    def _active(self, lower: str, rules: list[Rule]) -> list[Rule]:
-        return [r for r in rules if r.hint_re is None or r.hint_re.search(lower)]
-
     def _text(self, text: str, rules: list[Rule]) -> str:
+        text = self._by_rules(text, rules)
+        if len(text) <= _MAX_VIEW:
+            if "%" in text:
+                self._learn_from_view(unquote(text), rules)
+            if _BASE64_HINT.search(text):
+                text = self._sub_base64(text, rules)
+        return self._known_sub(text)
+
+    def _by_rules(self, text: str, rules: list[Rule]) -> str:
         lower = text.lower()
-        for rule in self._active(lower, rules):
+        ascii_only = lower.isascii()
+        for rule in rules:
+            if not rule.applies(lower, ascii_only):
+                continue
             if rule.anchored and len(lower) == len(text):
                 new = self._sub_at_hints(rule, text, lower)
             else:
@@ -139,6 +189,65 @@ class Redactor:
             if new != text:
                 text, lower = new, new.lower()
         return text
+
+    def _learn_from_view(self, view: str, rules: list[Rule]) -> None:
+        """Secrets in the URL-decoded text are learned in their encoded forms too."""
+        generation = self._generation
+        self._by_rules(view, rules)
+        if self._generation == generation:
+            return
+        with self._lock:
+            fresh = [(s, p) for s, p in self._known.items() if quote(s, safe="") != s]
+        for secret, stand_in in fresh:
+            for form in (quote(secret, safe=""), quote_plus(secret, safe="")):
+                self._learn(form, stand_in)
+
+    def _sub_base64(self, text: str, rules: list[Rule]) -> str:
+        """Base64 runs that decode to text holding a secret are replaced whole."""
+
+        def replace(match: re.Match[str]) -> str:
+            run = match.group(0)
+            try:
+                decoded = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_").decode()
+            except (binascii.Error, ValueError):
+                return run
+            if not decoded.replace("\n", "").isprintable():
+                return run
+            if self._by_rules(decoded, rules) == decoded and self._known_sub(decoded) == decoded:
+                return run
+            stand_in = self.placeholder("base64_secret", run)
+            self._learn(run, stand_in)
+            return stand_in
+
+        return _BASE64_RUN.sub(replace, text)
+
+    def _learn(self, secret: str, stand_in: str) -> None:
+        # Short values and plain words would be replaced all over ordinary text.
+        if (
+            not _MIN_KNOWN <= len(secret) <= _MAX_KNOWN_LEN
+            or secret.startswith(_PLACEHOLDER_PREFIX)
+            or (secret.isalpha() and secret.isascii())
+        ):
+            return
+        if secret in self._known:
+            return
+        with self._lock:
+            self._known[secret] = stand_in
+            if len(self._known) > _MAX_KNOWN:
+                self._known.popitem(last=False)
+            self._known_re = None
+            self._generation += 1
+            self._memo.clear()
+
+    def _known_sub(self, text: str) -> str:
+        with self._lock:
+            if not self._known:
+                return text
+            if self._known_re is None:
+                ordered = sorted(self._known, key=len, reverse=True)
+                self._known_re = re.compile("|".join(map(re.escape, ordered)))
+            pattern, known = self._known_re, dict(self._known)
+        return pattern.sub(lambda m: known.get(m.group(0), m.group(0)), text)
 
     def _memo_text(self, text: str) -> str:
         with self._lock:
@@ -155,7 +264,7 @@ class Redactor:
 
     def _sub_at_hints(self, rule: Rule, text: str, lower: str) -> str:
         starts: set[int] = set()
-        for hint in rule.hints:
+        for hint in rule.anchors or rule.hints:
             at = lower.find(hint)
             while at >= 0:
                 starts.add(at)
@@ -179,53 +288,69 @@ class Redactor:
         if (
             value.startswith(_PLACEHOLDER_PREFIX)
             or (rule.accept is not None and not rule.accept(value))
-            or (rule.word_start and at > 0 and _WORD_CHAR.match(match.string, at - 1))
+            or (rule.word_start and _glued(match.string, at))
         ):
             return match.group(0)
+        stand_in = self.placeholder(rule.label or rule.kind, value)
+        self._learn(value, stand_in)
         if group is None:
-            return self.placeholder(rule.label or rule.kind, value)
+            return stand_in
         start, end = match.span(group)
         offset = match.start()
         whole = match.group(0)
-        return (
-            whole[: start - offset]
-            + self.placeholder(rule.label or rule.kind, value)
-            + whole[end - offset :]
-        )
+        return whole[: start - offset] + stand_in + whole[end - offset :]
 
     def messages(self, messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Chat messages with their text content redacted (other fields kept)."""
+        """Chat messages with their text content redacted (other fields kept).
+
+        A secret first recognised in a later message is also replaced in the
+        earlier ones (a key printed bare in turn 2 and named in turn 5).
+        """
         copies = [dict(m) for m in messages]
         if not self.enabled:
             return copies
+        generation = self._generation
         for copy in copies:
             content = copy.get("content")
             if isinstance(content, str):
                 copy["content"] = self._memo_text(content)
             elif isinstance(content, list):
                 copy["content"] = self.record(content)
+        if self._generation != generation:
+            for copy in copies:
+                copy["content"] = self._walk(copy.get("content"), None, self._known_sub)
         return copies
 
     def record(self, value: Any) -> Any:
-        """A JSON-like value, redacted: strings by pattern, values of secret-named keys whole."""
+        """A JSON-like value, redacted: strings by pattern, values of secret-named keys whole.
+
+        As in :meth:`messages`, a secret found anywhere in the value is
+        replaced everywhere in it.
+        """
         if not self.enabled:
             return value
-        return self._walk(value, None)
+        generation = self._generation
+        done = self._walk(value, None, self.text)
+        if self._generation != generation:
+            done = self._walk(done, None, self._known_sub)
+        return done
 
-    def _walk(self, value: Any, field: str | None) -> Any:
+    def _walk(self, value: Any, field: str | None, text: Callable[[str], str]) -> Any:
         if isinstance(value, str):
-            redacted = self.text(value)
-            if redacted != value or field is None or not SECRET_FIELD.match(field):
+            redacted = text(value)
+            if redacted != value or field is None or not secret_field(field):
                 return redacted
-            return (
-                value
-                if value.startswith(_PLACEHOLDER_PREFIX)
-                else self.placeholder("secret", value)
-            )
+            if value.startswith(_PLACEHOLDER_PREFIX):
+                return value
+            stand_in = self.placeholder("secret", value)
+            self._learn(value, stand_in)
+            return stand_in
         if isinstance(value, Mapping):
-            return {k: self._walk(v, k if isinstance(k, str) else None) for k, v in value.items()}
+            return {
+                k: self._walk(v, k if isinstance(k, str) else None, text) for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [self._walk(v, None) for v in value]
+            return [self._walk(v, None, text) for v in value]
         return value
 
 
@@ -256,6 +381,20 @@ def redact_text(text: str) -> str:
 def redact_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """:meth:`Redactor.messages` with the default redactor."""
     return default_redactor().messages(messages)
+
+
+async def redact_messages_off_loop(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`redact_messages` for async servers: a large request is redacted in a worker thread.
+
+    Redaction is linear in the text, but a request with a big tool argument
+    still costs milliseconds of CPU; off the event loop, other sessions of a
+    proxy or server keep being served meanwhile.
+    """
+    items = list(messages)
+    size = sum(len(str(m.get("content") or "")) for m in items)
+    if size < _OFF_LOOP_CHARS:
+        return redact_messages(items)
+    return await asyncio.to_thread(redact_messages, items)
 
 
 def redact_record(value: Any) -> Any:

@@ -15,7 +15,7 @@ import openai
 from openai import AsyncOpenAI
 
 from aw_lookahead.errors import ContextTooLongError
-from aw_lookahead.redact import redact_messages
+from aw_lookahead.redact import redact_messages_off_loop
 from aw_lookahead.trajectory import action_text
 
 from .base import Step
@@ -36,7 +36,7 @@ async def count_tokens(
     try:
         resp = await client.post(
             f"{root}/tokenize",
-            body={"model": model, "messages": redact_messages(messages)},
+            body={"model": model, "messages": await redact_messages_off_loop(messages)},
             cast_to=httpx.Response,
             options={"timeout": min(request_timeout, 10.0)},
         )

@@ -53,7 +53,7 @@ from aw_lookahead.errors import (
     WorldModelError,
     WorldModelTimeoutError,
 )
-from aw_lookahead.redact import redact_messages
+from aw_lookahead.redact import redact_messages_off_loop
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
@@ -388,7 +388,7 @@ class OpenAIProvider:
         try:
             completion: ChatCompletion = await create(
                 model=model,
-                messages=redact_messages(messages),
+                messages=await redact_messages_off_loop(messages),
                 timeout=request_timeout(timeout_s),
                 **kwargs,
             )
