@@ -22,6 +22,7 @@ pytest.importorskip("mcp")
 from mcp import Client
 
 from aw_lookahead.mcp import (
+    CLIENT_KEY_HEADER,
     CONFIRM_ARG,
     Downstream,
     LookaheadProxy,
@@ -139,8 +140,15 @@ async def test_preview_token_is_bound_to_session_and_exact_arguments(tmp_path: P
             token = token_of(await alice.call_tool("put", {"value": 1}))
             swapped = await alice.call_tool("put", {"value": wrong, CONFIRM_ARG: token})
             assert swapped.is_error
-            assert "different call" in text(swapped), wrong
+            assert "no longer matches" in text(swapped), wrong
+            assert "still confirms the previewed call" in text(swapped)
         assert executed(log) == []
+        # Neither a thief's replay nor a wrong retry used the tokens up.
+        done = await alice.call_tool("put", {"value": 1, CONFIRM_ARG: token})
+        assert not done.is_error, text(done)
+        done = await alice.call_tool("put", {"value": 1, CONFIRM_ARG: stolen})
+        assert not done.is_error, text(done)
+        assert executed(log) == [{"tool": "put", "value": 1}] * 2
 
         nested = {"b": [1, {"c": True}], "a": None}
         token = token_of(await alice.call_tool("put", {"value": nested}))
@@ -149,7 +157,7 @@ async def test_preview_token_is_bound_to_session_and_exact_arguments(tmp_path: P
         assert not done.is_error, text(done)
         again = await alice.call_tool("put", {"value": reordered, CONFIRM_ARG: token})
         assert "unknown, used or expired" in text(again)
-    assert executed(log) == [{"tool": "put", "value": reordered}]
+    assert executed(log)[-1] == {"tool": "put", "value": reordered}
 
 
 async def test_pending_tokens_are_capped_per_session(tmp_path: Path) -> None:
@@ -215,6 +223,31 @@ async def test_stateless_tokens_belong_to_the_bearer(tmp_path: Path) -> None:
             assert "issued to another session" in text(replay)
             token = token_of(await alice.call_tool("note", {"text": "x"}))
             done = await alice.call_tool("note", {"text": "x", CONFIRM_ARG: token})
+            assert not done.is_error, text(done)
+    assert executed(log) == [{"tool": "note", "text": "x"}]
+
+
+async def test_stateless_clients_sharing_a_credential_are_told_apart_by_their_key(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "executed.jsonl"
+    shared = {"Authorization": "Bearer team"}
+    async with (
+        proxy_over_http(tmp_path, ProxyMode.PREVIEW, Recorder()) as (url, _),
+        httpx2.AsyncClient(headers={**shared, CLIENT_KEY_HEADER: "a1"}, timeout=30) as as_one,
+        httpx2.AsyncClient(headers={**shared, CLIENT_KEY_HEADER: "b2"}, timeout=30) as as_two,
+    ):
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with (
+            Client(streamable_http_client(url, http_client=as_one), mode="2026-07-28") as one,
+            Client(streamable_http_client(url, http_client=as_two), mode="2026-07-28") as two,
+        ):
+            token = token_of(await one.call_tool("note", {"text": "x"}))
+            replay = await two.call_tool("note", {"text": "x", CONFIRM_ARG: token})
+            assert "issued to another session" in text(replay)
+            assert executed(log) == []
+            done = await one.call_tool("note", {"text": "x", CONFIRM_ARG: token})
             assert not done.is_error, text(done)
     assert executed(log) == [{"tool": "note", "text": "x"}]
 

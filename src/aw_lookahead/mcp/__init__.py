@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from .downstream import Downstream
 from .perturb import Fault, Perturbation
-from .proxy import CONFIRM_ARG, LookaheadProxy, ProxyConfig, ProxyMode
+from .proxy import CLIENT_KEY_HEADER, CONFIRM_ARG, LookaheadProxy, ProxyConfig, ProxyMode
 from .server import build_server
 from .structured import fit_structured
 from .transport import BearerAuth, http_app, serve_http, serve_stdio
 
 __all__ = [
+    "CLIENT_KEY_HEADER",
     "CONFIRM_ARG",
     "BearerAuth",
     "Downstream",

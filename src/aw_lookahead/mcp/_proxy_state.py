@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from aw_lookahead.lookahead import Lookahead
 
 __all__ = [
+    "CLIENT_KEY_HEADER",
     "CONFIRM_ARG",
     "Arguments",
     "ModeContext",
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 CONFIRM_ARG = "_aw_confirm"
+CLIENT_KEY_HEADER = "x-aw-client-key"
+"""Stateless HTTP clients that share one credential send a key of their own in this header:
+preview tokens are bound to the credential and the key together."""
 
 Arguments: TypeAlias = dict[str, Any]
 """A tool call's JSON arguments, as MCP's ``CallToolRequestParams.arguments`` carries them."""

@@ -26,7 +26,9 @@ handles each ``tools/call`` by mode:
 
 Sessions: each client connection has its own history, never shared. A
 stateless (2026-07-28) HTTP request has no connection, so it gets no
-history; its preview tokens are bound to its ``Authorization`` header.
+history; its preview tokens are bound to its ``Authorization`` header and,
+where clients share one credential, to the key each sends in the
+``X-AW-Client-Key`` header (:data:`CLIENT_KEY_HEADER`).
 Stateless requests over stdio share the one history of that process.
 
 Guarantees: a call is forwarded at most once (:class:`Downstream`); a
@@ -64,6 +66,7 @@ from ._mirror import ClientMirror, mirroring_server, with_confirm_arg
 from ._modes import ModeHandlers
 from ._progress_notify import reporter, with_progress
 from ._proxy_state import (
+    CLIENT_KEY_HEADER,
     CONFIRM_ARG,
     Arguments,
     ModeContext,
@@ -89,7 +92,14 @@ if TYPE_CHECKING:
         Tool,
     )
 
-__all__ = ["CONFIRM_ARG", "LookaheadProxy", "ProxyConfig", "ProxyMode", "SessionState"]
+__all__ = [
+    "CLIENT_KEY_HEADER",
+    "CONFIRM_ARG",
+    "LookaheadProxy",
+    "ProxyConfig",
+    "ProxyMode",
+    "SessionState",
+]
 
 _Ts = TypeVarTuple("_Ts")
 
@@ -254,7 +264,7 @@ class LookaheadProxy:
         connection to key on: over stdio (one client per proxy process) its
         requests share one state; over HTTP each request gets a fresh state
         (no history), whose preview tokens belong to the request's
-        ``Authorization`` header.
+        ``Authorization`` header and ``X-AW-Client-Key``.
         """
         key: Connection | str | None = getattr(ctx.session, "_connection", None)
         if key is None or str(getattr(ctx, "protocol_version", "")) >= "2026-07-28":
@@ -324,14 +334,18 @@ class LookaheadProxy:
                 "without it to get a new preview"
             )
         if not secrets.compare_digest(pending.owner, session.owner):
+            self._pending[token] = pending  # still its owner's to redeem
             return error_result(
                 "the confirmation token was issued to another session; nothing was executed. "
                 f"Call {name!r} without it to get a preview of your own."
             )
         if (pending.name, pending.arguments) != (name, canonical_arguments(arguments)):
+            self._pending[token] = pending  # a wrong retry does not use the token up
             return error_result(
-                "the confirmation token was issued for a different call (tool or arguments "
-                "differ); nothing was executed. Call without it to get a new preview."
+                f"the confirmation token no longer matches: it was issued for {pending.name!r} "
+                "with the previewed arguments, and this call's tool or arguments differ; "
+                "nothing was executed. The token still confirms the previewed call exactly as "
+                f"it was; for this one, call {name!r} without it to get a new preview."
             )
         return await self.forward(session, name, arguments)
 
@@ -363,8 +377,15 @@ class _SessionMap(dict[object, SessionState]):
 
 
 def _stateless_owner(request: object) -> str:
-    """Who a stateless HTTP request is: a digest of its Authorization header (or anonymous)."""
+    """Who a stateless HTTP request is: its Authorization header and client key (digested).
+
+    Clients that share one credential tell themselves apart with
+    :data:`CLIENT_KEY_HEADER`; without either header the caller is anonymous.
+    """
     headers = getattr(request, "headers", None)
     auth = headers.get("authorization", "") if headers is not None else ""
-    digest = hashlib.sha256(auth.encode()).hexdigest()[:32] if auth else "anonymous"
+    key = headers.get(CLIENT_KEY_HEADER, "") if headers is not None else ""
+    if not auth and not key:
+        return "stateless:anonymous"
+    digest = hashlib.sha256(f"{auth}\0{key}".encode()).hexdigest()[:32]
     return f"stateless:{digest}"
