@@ -103,6 +103,20 @@ async def test_stuck_shell_is_restarted_in_same_directory(sb: TerminalSandbox) -
     assert (await sb.run("pwd")).output == f"{sb.path}/d\n"
 
 
+async def test_a_builtin_loop_is_stopped_at_its_timeout_not_after_the_report_wait(
+    sb: TerminalSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aw_lookahead.sandbox import _procs
+
+    # The wait for a late report becomes 300 s: a spinning shell must not be waited on at all
+    # (it was: a 2 s timeout returned after 17 s, the report wait plus the restart).
+    monkeypatch.setattr(_procs, "_REPORT_S", 300.0)
+    result = await sb.run("while :; do :; done", timeout=0.5)
+    assert result.timed_out
+    assert result.duration_s < 150.0
+    assert (await sb.run("echo ok")).output == "ok\n"
+
+
 async def test_ctrl_c_interrupts(sb: TerminalSandbox) -> None:
     started = time.monotonic()
     result = await sb.send_keys(

@@ -42,6 +42,7 @@ MARKER_VAR = "AW_SANDBOX_SESSION"
 _KILL_ROUNDS = 50
 _GRACE_S = 1.0
 _REPORT_S = 15.0
+_BUSY_PROBE_S = 0.5
 _UNSHARE_ARGV = ("unshare", "--net", "--map-root-user", "--")
 _probe_cache: dict[str, bool] = {}
 
@@ -185,9 +186,42 @@ async def stop_command(shell_pid: int, task: asyncio.Task[None], sig: signal.Sig
                 return True
         if not command_pids(shell_pid):
             # The command is gone; only the shell's report is missing, which on a busy
-            # machine can take longer than the grace period: wait for it, not for a kill.
-            return await _finished(task, _REPORT_S)
+            # machine can take longer than the grace period: wait for it, not for a kill,
+            # unless the shell itself is busy (a builtin loop that will never report).
+            return await _report_unless_busy(shell_pid, task)
     return False
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """User plus system CPU time of ``pid`` in clock ticks; None where /proc cannot tell."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+async def _report_unless_busy(shell_pid: int, task: asyncio.Task[None]) -> bool:
+    """Wait up to ``_REPORT_S`` for the report; False as soon as the shell is seen spinning.
+
+    A shell that is about to report uses next to no CPU; one running a builtin
+    loop uses a core (or its share of a loaded one), so a fifth of the
+    interval's ticks tells them apart within ``_BUSY_PROBE_S``.
+    """
+    ticks_per_s = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    deadline = asyncio.get_running_loop().time() + _REPORT_S
+    before = _cpu_ticks(shell_pid)
+    while True:
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            return False
+        if await _finished(task, min(_BUSY_PROBE_S, left)):
+            return True
+        after = _cpu_ticks(shell_pid)
+        busy = 0.2 * _BUSY_PROBE_S * ticks_per_s
+        if before is not None and after is not None and after - before >= busy:
+            return False
+        before = after
 
 
 async def kill_shell(proc: asyncio.subprocess.Process, token: str) -> None:

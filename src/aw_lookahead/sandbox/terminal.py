@@ -19,7 +19,9 @@ Guarantees:
 * A timeout or ``C-c`` signals only the command's processes (the shell's
   descendants and process group), so the session survives. When the shell
   itself is stuck (a builtin loop), it is restarted in the last known working
-  directory; exported variables are then lost.
+  directory at the timeout, told apart from a shell that is only slow to
+  report by its CPU use (within half a second); exported variables are then
+  lost.
 * :meth:`TerminalSandbox.close` kills the whole process group, every
   remaining descendant and every process that carries the session's marker
   variable (``AW_SANDBOX_SESSION``), so children that left the tree with
