@@ -120,3 +120,28 @@ def test_create_react_agent_post_model_hook_sync(shell: ShellTool) -> None:
 async def test_create_react_agent_post_model_hook_async(shell: ShellTool) -> None:
     out = await _react(shell).ainvoke({"messages": [("user", TASK)]}, thread_config())
     _check_react(shell, out)
+
+
+@pytest.mark.parametrize("names", [{"tools_node": "run_tools"}, {"model_node": "llm"}])
+def test_a_misnamed_node_is_refused_at_first_use(names: dict[str, str]) -> None:
+    """LangGraph drops a Send to an unknown node with a log line: the node says so instead."""
+    from langchain_core.runnables import RunnableLambda
+
+    from aw_lookahead.errors import UsageError
+    from aw_lookahead.sandbox import SyncTerminalSandbox
+
+    with SyncTerminalSandbox() as sb:
+        shell = ShellTool(sb)
+        tools = [shell.tool()]
+        bound = policy(turn(LS), AIMessage("done")).bind_tools(tools)
+        g = StateGraph(State)
+        g.add_node("agent", RunnableLambda(lambda s: {"messages": [bound.invoke(s["messages"])]}))
+        g.add_node("tools", ToolNode(tools))
+        g.add_edge(START, "agent")
+        g.add_edge("tools", "agent")
+        g.add_node("lookahead", LookaheadNode(world_model(), tools=tools, **names))
+        g.add_conditional_edges("agent", lookahead_condition)
+        with pytest.raises(UsageError, match="has no node") as err:
+            g.compile().invoke({"messages": [("user", TASK)]})
+        assert "agent, lookahead, tools" in str(err.value)
+        assert shell.executed == {}

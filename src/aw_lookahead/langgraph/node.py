@@ -36,11 +36,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool
 from langgraph.graph import END
 from langgraph.types import Command, Send
 
+from aw_lookahead.errors import UsageError
 from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
 from aw_lookahead.worldmodel.base import WorldModel
 
@@ -76,6 +77,22 @@ def lookahead_condition(
     messages = state if isinstance(state, Sequence) else state.get(messages_key, [])
     _, calls = pending_calls(list(messages))
     return "lookahead" if calls else END
+
+
+def _graph_nodes(config: RunnableConfig | None) -> set[str]:
+    """The node names of the running graph, read from LangGraph's task config; empty if hidden.
+
+    LangGraph keeps one ``branch:to:<node>`` channel per node; its task
+    config carries them in the reader it hands each node. That is not a
+    public API, so any other shape reads as "unknown" (empty).
+    """
+    try:
+        read = (config or {}).get("configurable", {})["__pregel_read"]
+        channels = read.args[1]
+        names = {k[len("branch:to:") :] for k in channels if str(k).startswith("branch:to:")}
+    except (KeyError, TypeError, AttributeError, IndexError):
+        return set()
+    return names
 
 
 class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
@@ -240,11 +257,29 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         note = self._note(request)
         return with_note(result, note) if note else result
 
-    def _run_node(self, state: Mapping[str, Any]) -> Command[Any]:
+    def _check_nodes(self, config: RunnableConfig | None) -> None:
+        """Refuse to run in a graph that lacks ``tools_node`` or ``model_node``.
+
+        LangGraph drops a ``Send`` to an unknown node with a log line only, so
+        a misnamed node would lose every approved call. Where the running
+        graph's node names cannot be read, nothing is checked.
+        """
+        nodes = _graph_nodes(config)
+        missing = [n for n in (self.tools_node, self.model_node) if nodes and n not in nodes]
+        if missing:
+            raise UsageError(
+                f"LookaheadNode(tools_node={self.tools_node!r}, model_node={self.model_node!r}): "
+                f"this graph has no node {' or '.join(map(repr, missing))}; its nodes are "
+                f"{', '.join(sorted(nodes or ()))}. Pass the names your graph uses."
+            )
+
+    def _run_node(self, state: Mapping[str, Any], config: RunnableConfig) -> Command[Any]:
+        self._check_nodes(config)
         decided = self._decide_sync(state)
         return Command(goto=END) if decided is None else self._command(*decided)
 
-    async def _arun_node(self, state: Mapping[str, Any]) -> Command[Any]:
+    async def _arun_node(self, state: Mapping[str, Any], config: RunnableConfig) -> Command[Any]:
+        self._check_nodes(config)
         decided = await self._decide(state)
         return Command(goto=END) if decided is None else self._command(*decided)
 
