@@ -113,13 +113,17 @@ def types_stdio(cmd: list[str]) -> Any:
 
 
 async def test_a_client_without_roots_keeps_the_configured_directories(
-    mcp_fs_server: Path, tmp_path: Path
+    mcp_fs_server: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     root = real(tmp_path)
     proxy = proxy_for([str(mcp_fs_server), str(root)])
     async with proxy, Client(proxy.server, mode="legacy") as client:
         allowed = await allowed_directories(client)
     assert str(root) in allowed
+    # The server's report of our "no roots" answer is expected, not an error to print.
+    err = capfd.readouterr().err
+    assert "-32600" not in err
+    assert "roots" not in err.lower()
 
 
 GROWING = r"""

@@ -24,6 +24,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -38,6 +39,8 @@ from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError, DownstreamError
 
 from ._proxy_state import Arguments
+
+logger = logging.getLogger("aw_lookahead.mcp")
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -60,6 +63,10 @@ def _is_protocol_answer(exc: BaseException) -> bool:
     return isinstance(exc, MCPError) and "closed" not in str(exc).lower()
 
 
+_NO_ROOTS = "List roots not supported"
+"""Our answer to the downstream's ``roots/list`` while no client has sent roots."""
+
+
 class _StderrTail:
     """The child's stderr: echoed to ours line by line, the last lines kept for errors."""
 
@@ -75,6 +82,11 @@ class _StderrTail:
         with os.fdopen(fd, "rb") as pipe:
             for raw in pipe:
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if _NO_ROOTS in line:
+                    # The server reporting our own answer (no client has roots yet): the
+                    # normal case before a client with roots connects, not an error.
+                    logger.debug("downstream stderr: %s", line)
+                    continue
                 self.lines.append(line)
                 try:
                     self._echo.write(line + "\n")
@@ -198,7 +210,8 @@ class Downstream:
         finally:
             self._roots_served.set()
         if roots is None:
-            return types.ErrorData(code=types.INVALID_REQUEST, message="List roots not supported")
+            logger.debug("downstream asked for roots; no client has sent any, so it keeps its own")
+            return types.ErrorData(code=types.INVALID_REQUEST, message=_NO_ROOTS)
         return types.ListRootsResult(roots=list(roots))
 
     async def _on_message(self, message: IncomingMessage) -> None:
