@@ -24,7 +24,7 @@ from aw_lookahead.mcp import (
     ProxyConfig,
     ProxyMode,
 )
-from aw_lookahead.mcp._modes import DRYRUN_MARK
+from aw_lookahead.mcp._modes import DRYRUN_MARK, PLACEHOLDER_NOTE
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
 
@@ -142,6 +142,35 @@ async def test_dryrun_never_touches_downstream(mcp_fs_server: Path, tmp_path: Pa
     marked = [r for r in results if r.content and r.content[0].text.startswith(DRYRUN_MARK)]  # type: ignore[union-attr]
     assert len(marked) == 20  # every result says it was simulated, errors too
     assert sum(r.is_error for r in results) == 5  # the simulated ENOENT reads
+
+
+async def test_dryrun_says_when_structured_content_is_only_a_placeholder(
+    mcp_memory_server: Path,
+) -> None:
+    """The memory server's outputs have no string field for the predicted text to go in."""
+    entity = {"name": "Ada", "entityType": "person", "observations": []}
+    created = json.dumps({"entities": [entity]})
+
+    def memory_model(trajectory: Trajectory, action: Action) -> str:
+        assert isinstance(action, dict)
+        return created if action["arguments"].get("json") else "Created the entity Ada."
+
+    proxy = proxy_for(
+        [str(mcp_memory_server)], "dryrun", world_model=FunctionWorldModel(memory_model)
+    )
+    async with proxy, Client(proxy.server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert tools["create_entities"].output_schema is not None
+        plain = await client.call_tool("create_entities", {"entities": [entity]})
+        fitted = await client.call_tool("create_entities", {"entities": [entity], "json": 1})
+    assert not plain.is_error, text(plain)
+    first_line, _, rest = text(plain).partition("\n")
+    assert first_line == f"{DRYRUN_MARK} {PLACEHOLDER_NOTE}"
+    assert rest == "Created the entity Ada."
+    # A prediction that is itself schema-valid JSON is the structured content: no note.
+    assert fitted.structured_content == json.loads(created)
+    assert text(fitted).partition("\n")[0] == DRYRUN_MARK
+    assert proxy.downstream.forwarded == 0
 
 
 async def test_dryrun_perturbation_is_deterministic(mcp_fs_server: Path, tmp_path: Path) -> None:

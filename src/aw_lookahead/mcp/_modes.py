@@ -20,7 +20,7 @@ from aw_lookahead.trajectory import JsonlWriter, Trajectory, Turn
 
 from ._proxy_state import CONFIRM_ARG, Arguments, ModeContext, SessionState, error_result
 from .results import result_text
-from .structured import fit_structured
+from .structured import fit_structured, holds_prediction
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
@@ -45,6 +45,10 @@ def _summary(decision: Decision) -> dict[str, object]:
 
 
 DRYRUN_MARK = "[aw-lookahead dryrun] simulated by the world model; nothing was executed."
+PLACEHOLDER_NOTE = (
+    "The structured content only fills the output schema with placeholders; "
+    "the text below is the prediction."
+)
 """The first line of every dry-run result's text (the prediction follows it)."""
 
 
@@ -163,6 +167,8 @@ class ModeHandlers:
                     f"output schema; predicted text:\n{text}",
                     meta,
                 )
+            if not holds_prediction(structured, text):
+                shown = f"{DRYRUN_MARK} {PLACEHOLDER_NOTE}\n{text}"
         return CallToolResult(
             content=[TextContent(text=shown)], structured_content=structured, _meta=meta
         )

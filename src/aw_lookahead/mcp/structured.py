@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["fit_structured"]
+__all__ = ["fit_structured", "holds_prediction"]
 
 _PREFERRED = ("content", "text", "result", "output", "message", "value")
 
@@ -89,3 +89,12 @@ def fit_structured(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
         return parsed
     filled = _fill_object(schema, text)
     return filled if _valid(filled, schema) else None
+
+
+def holds_prediction(structured: dict[str, Any], text: str) -> bool:
+    """Whether ``structured`` carries the prediction (its JSON, or the text in a field).
+
+    False for a skeleton of typed placeholders (a schema with no string field
+    to hold the text): then the text alone says what was predicted.
+    """
+    return structured == _json_object(text) or text in structured.values()
