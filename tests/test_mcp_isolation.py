@@ -205,49 +205,38 @@ async def test_stateless_http_clients_never_see_each_other(tmp_path: Path) -> No
         assert "alice" not in prompt
 
 
-async def test_stateless_tokens_belong_to_the_bearer(tmp_path: Path) -> None:
-    log = tmp_path / "executed.jsonl"
-    async with (
-        proxy_over_http(tmp_path, ProxyMode.PREVIEW, Recorder()) as (url, _),
-        httpx2.AsyncClient(headers={"Authorization": "Bearer alice"}, timeout=30) as as_alice,
-        httpx2.AsyncClient(headers={"Authorization": "Bearer bob"}, timeout=30) as as_bob,
-    ):
-        from mcp.client.streamable_http import streamable_http_client
-
-        async with (
-            Client(streamable_http_client(url, http_client=as_alice), mode="2026-07-28") as alice,
-            Client(streamable_http_client(url, http_client=as_bob), mode="2026-07-28") as bob,
-        ):
-            token = token_of(await alice.call_tool("note", {"text": "x"}))
-            replay = await bob.call_tool("note", {"text": "x", CONFIRM_ARG: token})
-            assert "issued to another session" in text(replay)
-            token = token_of(await alice.call_tool("note", {"text": "x"}))
-            done = await alice.call_tool("note", {"text": "x", CONFIRM_ARG: token})
-            assert not done.is_error, text(done)
-    assert executed(log) == [{"tool": "note", "text": "x"}]
-
-
-async def test_stateless_clients_sharing_a_credential_are_told_apart_by_their_key(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("one", "two"),
+    [
+        ({"Authorization": "Bearer alice"}, {"Authorization": "Bearer bob"}),
+        # Clients sharing one credential are told apart by the key each sends.
+        (
+            {"Authorization": "Bearer team", CLIENT_KEY_HEADER: "a1"},
+            {"Authorization": "Bearer team", CLIENT_KEY_HEADER: "b2"},
+        ),
+    ],
+    ids=["bearer", "client-key"],
+)
+async def test_stateless_tokens_belong_to_their_caller(
+    tmp_path: Path, one: dict[str, str], two: dict[str, str]
 ) -> None:
     log = tmp_path / "executed.jsonl"
-    shared = {"Authorization": "Bearer team"}
     async with (
         proxy_over_http(tmp_path, ProxyMode.PREVIEW, Recorder()) as (url, _),
-        httpx2.AsyncClient(headers={**shared, CLIENT_KEY_HEADER: "a1"}, timeout=30) as as_one,
-        httpx2.AsyncClient(headers={**shared, CLIENT_KEY_HEADER: "b2"}, timeout=30) as as_two,
+        httpx2.AsyncClient(headers=one, timeout=30) as as_first,
+        httpx2.AsyncClient(headers=two, timeout=30) as as_second,
     ):
         from mcp.client.streamable_http import streamable_http_client
 
         async with (
-            Client(streamable_http_client(url, http_client=as_one), mode="2026-07-28") as one,
-            Client(streamable_http_client(url, http_client=as_two), mode="2026-07-28") as two,
+            Client(streamable_http_client(url, http_client=as_first), mode="2026-07-28") as first,
+            Client(streamable_http_client(url, http_client=as_second), mode="2026-07-28") as second,
         ):
-            token = token_of(await one.call_tool("note", {"text": "x"}))
-            replay = await two.call_tool("note", {"text": "x", CONFIRM_ARG: token})
+            token = token_of(await first.call_tool("note", {"text": "x"}))
+            replay = await second.call_tool("note", {"text": "x", CONFIRM_ARG: token})
             assert "issued to another session" in text(replay)
             assert executed(log) == []
-            done = await one.call_tool("note", {"text": "x", CONFIRM_ARG: token})
+            done = await first.call_tool("note", {"text": "x", CONFIRM_ARG: token})
             assert not done.is_error, text(done)
     assert executed(log) == [{"tool": "note", "text": "x"}]
 
