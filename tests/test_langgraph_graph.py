@@ -145,3 +145,19 @@ def test_a_misnamed_node_is_refused_at_first_use(names: dict[str, str]) -> None:
             g.compile().invoke({"messages": [("user", TASK)]})
         assert "agent, lookahead, tools" in str(err.value)
         assert shell.executed == {}
+
+
+def test_a_graph_without_the_lookahead_node_does_not_compile() -> None:
+    g = StateGraph(State)
+    g.add_node("agent", lambda s: {})
+    g.add_node("gate", LookaheadNode(world_model()))
+    g.add_edge(START, "agent")
+    g.add_conditional_edges("agent", lookahead_condition)
+    with pytest.raises(ValueError, match="unknown target 'lookahead'"):
+        g.compile()
+    mapped = StateGraph(State)
+    mapped.add_node("agent", lambda s: {})
+    mapped.add_node("gate", LookaheadNode(world_model()))
+    mapped.add_edge(START, "agent")
+    mapped.add_conditional_edges("agent", lookahead_condition, {"lookahead": "gate", END: END})
+    mapped.compile()

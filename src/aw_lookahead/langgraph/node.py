@@ -67,16 +67,19 @@ __all__ = ["LookaheadNode", "lookahead_condition"]
 
 def lookahead_condition(
     state: Mapping[str, Any] | Sequence[BaseMessage], *, messages_key: str = "messages"
-) -> str:
+) -> Literal["lookahead", "__end__"]:
     """Route after the model: ``"lookahead"`` when the last AIMessage calls tools, else END.
 
     The same test as LangGraph's ``tools_condition``, with the lookahead node
     as destination; use ``{"lookahead": "<your node name>", END: END}`` as the
-    path map if the node has another name.
+    path map if the node has another name. The return type names both
+    destinations, so ``compile()`` refuses a graph without a ``lookahead``
+    node and without a path map (LangGraph would otherwise drop the route
+    with a log line).
     """
     messages = state if isinstance(state, Sequence) else state.get(messages_key, [])
     _, calls = pending_calls(list(messages))
-    return "lookahead" if calls else END
+    return "lookahead" if calls else "__end__"  # END, spelled out for the Literal
 
 
 def _graph_nodes(config: RunnableConfig | None) -> set[str]:
