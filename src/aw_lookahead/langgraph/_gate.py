@@ -27,7 +27,7 @@ from langchain_core.tools import BaseTool
 
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead
 from aw_lookahead.trajectory import Domain, Trajectory, canonical_arguments
 from aw_lookahead.worldmodel.base import WorldModel
 
@@ -156,7 +156,7 @@ def record(
     }
 
 
-def as_lookahead(world_model: WorldModel | Lookahead, options: Mapping[str, Any]) -> Lookahead:
+def as_lookahead(world_model: WorldModel | Lookahead, options: EngineOptions) -> Lookahead:
     """``world_model`` itself when it is an engine, else a :class:`Lookahead` around it."""
     if isinstance(world_model, Lookahead):
         if options:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, Unpack
 
 from langchain.agents.middleware import (
     AgentMiddleware,
@@ -50,7 +50,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
+from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead, unchecked_note
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import (
@@ -120,7 +120,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
         on_veto: Literal["block", "interrupt"] = "block",
         note_unchecked: bool = True,
-        **engine_options: Any,
+        **engine_options: Unpack[EngineOptions],
     ) -> None:
         super().__init__()
         if mode not in ("gate", "select"):

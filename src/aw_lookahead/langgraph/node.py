@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
@@ -42,7 +42,7 @@ from langgraph.graph import END
 from langgraph.types import Command, Send
 
 from aw_lookahead.errors import UsageError
-from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
+from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead, unchecked_note
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import (
@@ -124,7 +124,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         state_key: str | None = None,
         on_veto: Literal["block", "interrupt"] = "block",
         note_unchecked: bool = True,
-        **engine_options: Any,
+        **engine_options: Unpack[EngineOptions],
     ) -> None:
         check_on_veto(on_veto)
         self.on_veto = on_veto

@@ -24,12 +24,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
 
 from aw_lookahead._sync import submit
-from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead
 from aw_lookahead.lookahead.shadow import ShadowPair, divergence, read_shadow_pairs, shadow_pair
 from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory
 from aw_lookahead.worldmodel.base import WorldModel
@@ -65,7 +65,8 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
         **engine_options: Any,
     ) -> None:
         super().__init__()
-        self.engine = as_lookahead(world_model, engine_options)
+        # Its own deadline_s is the shadow wait, so the options are not EngineOptions exactly.
+        self.engine = as_lookahead(world_model, cast(EngineOptions, engine_options))
         self.domain_map = (
             domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
         )

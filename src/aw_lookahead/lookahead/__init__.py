@@ -18,6 +18,7 @@ from __future__ import annotations
 from .cache import PredictionCache, call_index
 from .engine import EngineStats, Lookahead, default_deadline, heuristic_score
 from .judges import VERDICT_SCHEMA, Judge, LLMJudge, combine_verdicts
+from .options import EngineOptions
 from .routing import (
     RiskRouter,
     Route,
@@ -44,6 +45,7 @@ __all__ = [
     "VERDICT_SCHEMA",
     "Decision",
     "DecisionKind",
+    "EngineOptions",
     "EngineStats",
     "ErrorPolicy",
     "Judge",
