@@ -105,6 +105,7 @@ def text(result: dict[str, Any]) -> str:
     return "\n".join(c.get("text", "") for c in result["content"])
 
 
+@pytest.mark.timeout(1800)  # seven real predictions: past 600 s on a busy 2-core machine
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_gate_after_five_reads_and_dryrun(
     transport: str, root: Path, mcp_ts_sdk: Path, mcp_fs_server: Path, vllm_server: Any, target: Any

@@ -73,6 +73,7 @@ def served_adapter(vllm_server: Any, warmup_adapter: Path) -> Iterator[str]:
         )
 
 
+@pytest.mark.timeout(1800)
 async def test_one_served_model_is_policy_and_world_model(
     vllm_server: Any, served_adapter: str
 ) -> None:
@@ -88,7 +89,8 @@ async def test_one_served_model_is_policy_and_world_model(
         raise AssertionError("the test only asks the policy; nothing runs")
 
     tool = StructuredTool.from_function(func=shell, name="shell")
-    async with httpx.AsyncClient(trust_env=False, timeout=180) as http:
+    # Minutes, not the defaults: on a loaded 2-core machine one answer took over 180 s.
+    async with httpx.AsyncClient(trust_env=False, timeout=600) as http:
         policy = ChatOpenAI(
             model=served_adapter,
             base_url=vllm_server.base_url,
@@ -114,7 +116,7 @@ async def test_one_served_model_is_policy_and_world_model(
         max_tokens=48,
         temperature=0.0,
         top_k=None,
-        timeout=180,
+        timeout=600,
     ) as world:
         served = {m.id for m in await world.list_models()}
         prediction = await world.predict(history, "ls")
