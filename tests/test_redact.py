@@ -231,6 +231,10 @@ def test_a_secret_seen_once_is_replaced_everywhere_even_earlier() -> None:
     record = fresh.record({"turns": [{"observation": outputs[1]}, {"observation": outputs[0]}]})
     assert secret not in json.dumps(record)
     assert Redactor().text(outputs[1]) == outputs[1]  # a bare value alone is not a secret
+    # The second pass touches only contents that exist (a tool-call message may have none).
+    calls = {"role": "assistant", "tool_calls": [{"id": "c1"}]}
+    out = Redactor().messages([calls, {"role": "tool", "content": outputs[0]}])
+    assert "content" not in out[0]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Rule", "builtin_rules", "secret_field"]
+__all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field"]
 
 # Names that say "this value is a secret", shared by text assignments and JSON keys.
 _SECRET_WORDS = (
@@ -40,8 +40,8 @@ def secret_field(name: str) -> bool:
     """Whether a JSON key names a secret whatever its value looks like.
 
     Words are found in snake, kebab, dotted and camel case alike (``password``,
-    ``userPassword``, ``SecretAccessKey``, ``x-api-key``, ``db.pass_hash`` is
-    not one), and upper-case environment names ending in ``_KEY`` count too.
+    ``userPassword``, ``SecretAccessKey``, ``x-api-key``, ``db.client_secret``),
+    and upper-case environment names ending in ``_KEY`` count too.
     """
     if re.fullmatch(r"[A-Z0-9_]*_KEY", name):
         return True
@@ -122,8 +122,11 @@ _PREFIXED = (
 # Commands that take a password glued to -p (mysql -pPW) or after it (sshpass -p PW, login -p PW).
 _MYSQL = r"mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb|mariadb-dump"
 _ARGS = r"[^\n|;&]{0,512}?"  # the rest of one simple command, bounded
-# A word start, also right after an escaped newline or tab inside a JSON string ("\\nmysql").
+# A word start: not after an ASCII letter, digit or underscore, or right after an escaped
+# newline or tab inside a JSON string ("\\nmysql"); any other letter may precede it.
 _START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+WORD_START = re.compile(_START)
+"""Matches at a position where a token may start (see ``Rule.word_start``)."""
 
 
 def builtin_rules() -> list[Rule]:

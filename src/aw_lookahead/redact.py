@@ -58,7 +58,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote
 
-from ._redact_rules import Rule, builtin_rules, secret_field
+from ._redact_rules import WORD_START, Rule, builtin_rules, secret_field
+from ._seen_secrets import KnownSecrets
 
 __all__ = [
     "ENV_REDACT",
@@ -75,26 +76,13 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 """Set to ``off`` (or ``0``, ``false``, ``no``) to turn the default redactor off."""
 
 _PLACEHOLDER_PREFIX = "[REDACTED_"
-_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 _MEMO_SIZE = 4096
 _OFF_LOOP_CHARS = 32 * 1024
-_MIN_KNOWN = 8
-"""Shorter values are not replaced wherever they appear (they would hit ordinary words)."""
-_MAX_KNOWN = 256
-"""The most recent secrets remembered; older ones are still replaced where a rule finds them."""
-_MAX_KNOWN_LEN = 4096
 _MAX_VIEW = 64 * 1024
 """Longer texts are not decoded (URL, base64) and scanned again: the size cap on that work."""
 # Base64 of at least 18 bytes, standard or URL-safe; a run is read once (possessive).
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,8192}+={0,2}(?![A-Za-z0-9+/=_-])")
 _BASE64_HINT = re.compile(r"[A-Za-z0-9+/_-]{24}")
-
-
-def _glued(text: str, at: int) -> bool:
-    """Whether ``at`` continues a word (an escaped ``\\n`` or ``\\t`` before it ends one)."""
-    if at == 0 or not _WORD_CHAR.match(text, at - 1):
-        return False
-    return not (at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt")
 
 
 class Redactor:
@@ -119,11 +107,8 @@ class Redactor:
         self._rules: list[Rule] = builtin_rules() if builtin else []
         # Histories repeat across candidates and steps: remember recent message texts.
         self._memo: OrderedDict[str, str] = OrderedDict()
-        # Secrets seen so far, each with its placeholder: replaced wherever they appear again.
-        self._known: OrderedDict[str, str] = OrderedDict()
-        self._known_re: re.Pattern[str] | None = None
+        self._known = KnownSecrets(_PLACEHOLDER_PREFIX)
         self._stand_ins: dict[tuple[str, str], str] = {}
-        self._generation = 0
         self._lock = threading.Lock()
         for kind, pattern in (extra or {}).items():
             self.add(kind, pattern)
@@ -174,7 +159,7 @@ class Redactor:
                 self._learn_from_view(unquote(text), rules)
             if _BASE64_HINT.search(text):
                 text = self._sub_base64(text, rules)
-        return self._known_sub(text)
+        return self._known.sub(text)
 
     def _by_rules(self, text: str, rules: list[Rule]) -> str:
         lower = text.lower()
@@ -192,14 +177,10 @@ class Redactor:
 
     def _learn_from_view(self, view: str, rules: list[Rule]) -> None:
         """Secrets in the URL-decoded text are learned in their encoded forms too."""
-        generation = self._generation
+        generation = self._known.generation
         self._by_rules(view, rules)
-        if self._generation == generation:
-            return
-        with self._lock:
-            fresh = [(s, p) for s, p in self._known.items() if quote(s, safe="") != s]
-        for secret, stand_in in fresh:
-            for form in (quote(secret, safe=""), quote_plus(secret, safe="")):
+        for secret, stand_in in self._known.learned_since(generation):
+            for form in {quote(secret, safe=""), quote_plus(secret, safe="")} - {secret}:
                 self._learn(form, stand_in)
 
     def _sub_base64(self, text: str, rules: list[Rule]) -> str:
@@ -213,7 +194,7 @@ class Redactor:
                 return run
             if not decoded.replace("\n", "").isprintable():
                 return run
-            if self._by_rules(decoded, rules) == decoded and self._known_sub(decoded) == decoded:
+            if self._by_rules(decoded, rules) == decoded and self._known.sub(decoded) == decoded:
                 return run
             stand_in = self.placeholder("base64_secret", run)
             self._learn(run, stand_in)
@@ -222,32 +203,9 @@ class Redactor:
         return _BASE64_RUN.sub(replace, text)
 
     def _learn(self, secret: str, stand_in: str) -> None:
-        # Short values and plain words would be replaced all over ordinary text.
-        if (
-            not _MIN_KNOWN <= len(secret) <= _MAX_KNOWN_LEN
-            or secret.startswith(_PLACEHOLDER_PREFIX)
-            or (secret.isalpha() and secret.isascii())
-        ):
-            return
-        if secret in self._known:
-            return
-        with self._lock:
-            self._known[secret] = stand_in
-            if len(self._known) > _MAX_KNOWN:
-                self._known.popitem(last=False)
-            self._known_re = None
-            self._generation += 1
-            self._memo.clear()
-
-    def _known_sub(self, text: str) -> str:
-        with self._lock:
-            if not self._known:
-                return text
-            if self._known_re is None:
-                ordered = sorted(self._known, key=len, reverse=True)
-                self._known_re = re.compile("|".join(map(re.escape, ordered)))
-            pattern, known = self._known_re, dict(self._known)
-        return pattern.sub(lambda m: known.get(m.group(0), m.group(0)), text)
+        if self._known.learn(secret, stand_in):
+            with self._lock:
+                self._memo.clear()  # remembered texts may hold the secret
 
     def _memo_text(self, text: str) -> str:
         with self._lock:
@@ -288,7 +246,7 @@ class Redactor:
         if (
             value.startswith(_PLACEHOLDER_PREFIX)
             or (rule.accept is not None and not rule.accept(value))
-            or (rule.word_start and _glued(match.string, at))
+            or (rule.word_start and not WORD_START.match(match.string, at))
         ):
             return match.group(0)
         stand_in = self.placeholder(rule.label or rule.kind, value)
@@ -309,16 +267,17 @@ class Redactor:
         copies = [dict(m) for m in messages]
         if not self.enabled:
             return copies
-        generation = self._generation
+        generation = self._known.generation
         for copy in copies:
             content = copy.get("content")
             if isinstance(content, str):
                 copy["content"] = self._memo_text(content)
             elif isinstance(content, list):
                 copy["content"] = self.record(content)
-        if self._generation != generation:
+        if self._known.generation != generation:
             for copy in copies:
-                copy["content"] = self._walk(copy.get("content"), None, self._known_sub)
+                if "content" in copy:
+                    copy["content"] = self._walk(copy["content"], None, self._known.sub)
         return copies
 
     def record(self, value: Any) -> Any:
@@ -329,10 +288,10 @@ class Redactor:
         """
         if not self.enabled:
             return value
-        generation = self._generation
+        generation = self._known.generation
         done = self._walk(value, None, self.text)
-        if self._generation != generation:
-            done = self._walk(done, None, self._known_sub)
+        if self._known.generation != generation:
+            done = self._walk(done, None, self._known.sub)
         return done
 
     def _walk(self, value: Any, field: str | None, text: Callable[[str], str]) -> Any:

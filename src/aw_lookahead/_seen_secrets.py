@@ -1,0 +1,73 @@
+"""The secrets a :class:`~aw_lookahead.redact.Redactor` has replaced so far.
+
+Once a rule has recognised a secret by its shape or its name, the value
+itself is known: :class:`KnownSecrets` replaces it wherever it appears again,
+bare (``echo $API_TOKEN`` printing it) or in another message. Only values
+that cannot be ordinary text are remembered (8 characters or more, not a
+plain ASCII word), and only the most recent ones, so the replacement pattern
+stays small.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+
+__all__ = ["KnownSecrets"]
+
+_MIN_LEN = 8
+"""Shorter values are not replaced wherever they appear (they would hit ordinary words)."""
+_MAX_LEN = 4096
+_MAX_COUNT = 256
+"""The most recent secrets remembered; older ones are still replaced where a rule finds them."""
+
+
+class KnownSecrets:
+    """Secrets with their placeholders, replaced wherever they appear; thread-safe.
+
+    ``generation`` grows by one with every secret learned, so a caller can
+    tell whether a pass over some text taught it anything
+    (:meth:`learned_since`).
+    """
+
+    def __init__(self, placeholder_prefix: str) -> None:
+        self._prefix = placeholder_prefix
+        # secret -> (placeholder, generation it was learned in)
+        self._entries: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        self._pattern: re.Pattern[str] | None = None
+        self._lock = threading.Lock()
+        self.generation = 0
+
+    def learn(self, secret: str, stand_in: str) -> bool:
+        """Remember ``secret`` (replaced by ``stand_in``); False when it is not kept."""
+        if (
+            not _MIN_LEN <= len(secret) <= _MAX_LEN
+            or secret.startswith(self._prefix)
+            or (secret.isalpha() and secret.isascii())
+            or secret in self._entries
+        ):
+            return False
+        with self._lock:
+            self.generation += 1
+            self._entries[secret] = (stand_in, self.generation)
+            if len(self._entries) > _MAX_COUNT:
+                self._entries.popitem(last=False)
+            self._pattern = None
+        return True
+
+    def learned_since(self, generation: int) -> list[tuple[str, str]]:
+        """The ``(secret, placeholder)`` pairs learned after ``generation``."""
+        with self._lock:
+            return [(s, p) for s, (p, g) in self._entries.items() if g > generation]
+
+    def sub(self, text: str) -> str:
+        """``text`` with every known secret replaced, the longest first."""
+        with self._lock:
+            if not self._entries:
+                return text
+            if self._pattern is None:
+                ordered = sorted(self._entries, key=len, reverse=True)
+                self._pattern = re.compile("|".join(map(re.escape, ordered)))
+            pattern, entries = self._pattern, dict(self._entries)
+        return pattern.sub(lambda m: entries[m.group(0)][0], text)
