@@ -273,7 +273,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
             raise UsageError(
                 f"LookaheadNode(tools_node={self.tools_node!r}, model_node={self.model_node!r}): "
                 f"this graph has no node {' or '.join(map(repr, missing))}; its nodes are "
-                f"{', '.join(sorted(nodes or ()))}. Pass the names your graph uses."
+                f"{', '.join(sorted(nodes))}. Pass the names your graph uses."
             )
 
     def _run_node(self, state: Mapping[str, Any], config: RunnableConfig) -> Command[Any]:

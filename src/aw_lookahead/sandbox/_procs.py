@@ -47,17 +47,23 @@ _UNSHARE_ARGV = ("unshare", "--net", "--map-root-user", "--")
 _probe_cache: dict[str, bool] = {}
 
 
+def _stat_fields(proc_dir: Path) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state first); None if gone."""
+    try:
+        return (proc_dir / "stat").read_bytes().rpartition(b")")[2].split()
+    except OSError:
+        return None
+
+
 def _proc_table() -> dict[int, tuple[int, int]]:
     """``pid -> (ppid, pgrp)`` for every process we can read."""
     table: dict[int, tuple[int, int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_bytes()
-        except OSError:
+        fields = _stat_fields(entry)
+        if fields is None:
             continue
-        fields = stat.rpartition(b")")[2].split()
         table[int(entry.name)] = (int(fields[1]), int(fields[2]))
     return table
 
@@ -194,10 +200,10 @@ async def stop_command(shell_pid: int, task: asyncio.Task[None], sig: signal.Sig
 
 def _cpu_ticks(pid: int) -> int | None:
     """User plus system CPU time of ``pid`` in clock ticks; None where /proc cannot tell."""
+    fields = _stat_fields(Path(f"/proc/{pid}"))
     try:
-        fields = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()
-        return int(fields[11]) + int(fields[12])
-    except (OSError, IndexError, ValueError):
+        return int(fields[11]) + int(fields[12]) if fields is not None else None
+    except (IndexError, ValueError):
         return None
 
 
@@ -208,7 +214,7 @@ async def _report_unless_busy(shell_pid: int, task: asyncio.Task[None]) -> bool:
     loop uses a core (or its share of a loaded one), so a fifth of the
     interval's ticks tells them apart within ``_BUSY_PROBE_S``.
     """
-    ticks_per_s = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    ticks_per_s = os.sysconf("SC_CLK_TCK")
     deadline = asyncio.get_running_loop().time() + _REPORT_S
     before = _cpu_ticks(shell_pid)
     while True:
