@@ -13,7 +13,14 @@ from typing import Any
 from aw_lookahead.errors import UsageError
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.worldmodel.openai_api import OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL
+from aw_lookahead.worldmodel.provider import (
+    DEFAULT_BASE_URL,
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    JUDGE_ENV_BASE_URL,
+    JUDGE_ENV_MODEL,
+)
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +43,27 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=float, default=60.0, help="seconds per request (default %(default)s)"
     )
+
+
+def add_judge_options(
+    parser: argparse._ActionsContainer, *, model_help: str = "judge model"
+) -> None:
+    """``--judge-base-url``, ``--judge-model``, ``--judge-api-key`` with environment defaults.
+
+    One judge endpoint for every verb that scores with an LLM judge (``eval judge``,
+    ``train --method grpo``); ``model_help`` says what a missing model means there.
+    """
+    parser.add_argument(
+        "--judge-model",
+        default=os.environ.get(JUDGE_ENV_MODEL),
+        help=f"{model_help} (env {JUDGE_ENV_MODEL})",
+    )
+    parser.add_argument(
+        "--judge-base-url",
+        default=os.environ.get(JUDGE_ENV_BASE_URL),
+        help=f"judge endpoint, any OpenAI-compatible server (env {JUDGE_ENV_BASE_URL})",
+    )
+    parser.add_argument("--judge-api-key", default=None, help="the judge endpoint's API key")
 
 
 def add_prompts_option(parser: argparse.ArgumentParser) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import TYPE_CHECKING
 
-from aw_lookahead.worldmodel.provider import JUDGE_ENV_BASE_URL, JUDGE_ENV_MODEL
+from aw_lookahead.worldmodel.provider import JUDGE_ENV_MODEL
+
+from ._common import add_judge_options
 
 if TYPE_CHECKING:
     from aw_lookahead.training import TrainConfig
@@ -42,17 +43,7 @@ def add_grpo_options(p: argparse.ArgumentParser) -> None:
         help="auto: TRL's vLLM (colocate) on a CUDA machine with vLLM, plain generate elsewhere",
     )
     g.add_argument("--vllm-server-base-url", default=None, help="for --generation vllm-server")
-    g.add_argument(
-        "--judge-model",
-        default=os.environ.get(JUDGE_ENV_MODEL),
-        help=f"rubric judge model (env {JUDGE_ENV_MODEL}); none: rule-only reward",
-    )
-    g.add_argument(
-        "--judge-base-url",
-        default=os.environ.get(JUDGE_ENV_BASE_URL),
-        help=f"judge endpoint, any OpenAI-compatible server (env {JUDGE_ENV_BASE_URL})",
-    )
-    g.add_argument("--judge-api-key", default=None)
+    add_judge_options(g, model_help="rubric judge model; none: rule-only reward")
     g.add_argument("--judge-concurrency", type=int, default=8)
     g.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per request")
     g.add_argument(

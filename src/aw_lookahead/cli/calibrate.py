@@ -6,9 +6,9 @@ import argparse
 import asyncio
 import json
 import shlex
-import sys
 from typing import Any
 
+from aw_lookahead._progress import line_progress
 from aw_lookahead.errors import UsageError
 
 from ._common import add_prompts_option, add_server_options, output_file, world_model_from_args
@@ -135,9 +135,7 @@ def calibrate_main(args: argparse.Namespace) -> int:
         top_p=1.0,
     )
 
-    def progress(done: int, total: int) -> None:
-        if done == total or done % 10 == 0:
-            print(f"calibrate: {done}/{total} actions checked", file=sys.stderr, flush=True)
+    progress = line_progress("calibrate", "actions checked")
 
     async def go() -> Any:
         served = await wm.resolve_model()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import Any
 
@@ -17,9 +16,9 @@ from aw_lookahead.evaluation.official import (
     REFERENCE_TIMEOUT_S,
 )
 from aw_lookahead.evaluation.records import TEST_PATTERN
-from aw_lookahead.worldmodel.provider import JUDGE_ENV_BASE_URL, JUDGE_ENV_MODEL
 
 from ._common import (
+    add_judge_options,
     add_prompts_option,
     add_server_options,
     output_dir,
@@ -86,17 +85,7 @@ def register(subparsers: Any) -> None:
 
     p_judge = sub.add_parser("judge", help="score predictions with an LLM judge (resumable)")
     p_judge.add_argument("--out", required=True, help="the result folder of `eval run`")
-    p_judge.add_argument(
-        "--judge-base-url",
-        default=os.environ.get(JUDGE_ENV_BASE_URL),
-        help=f"judge endpoint (env {JUDGE_ENV_BASE_URL})",
-    )
-    p_judge.add_argument(
-        "--judge-model",
-        default=os.environ.get(JUDGE_ENV_MODEL),
-        help=f"judge model (env {JUDGE_ENV_MODEL})",
-    )
-    p_judge.add_argument("--judge-api-key", default=None)
+    add_judge_options(p_judge)
     p_judge.add_argument(
         "--judge",
         choices=("auto", "rubric", "reference"),

@@ -8,9 +8,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from aw_lookahead._progress import ProgressBar
 from aw_lookahead.trajectory import JsonlWriter
-
-from ._progress import progress_bar
 
 T = TypeVar("T")
 
@@ -41,7 +40,7 @@ async def write_concurrently(
     started = time.perf_counter()
     with (
         JsonlWriter(path, append=append) as writer,
-        progress_bar(label, len(items), enabled=progress) as advance,
+        ProgressBar(label, len(items), enabled=progress) as bar,
     ):
 
         async def worker() -> None:
@@ -53,7 +52,7 @@ async def write_concurrently(
                 record = await handle(item)
                 writer.write(record)
                 counts["ok" if record.get("status") == "ok" else "other"] += 1
-                advance()
+                bar.advance()
 
         await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(items))))))
     return counts["ok"], counts["other"], time.perf_counter() - started

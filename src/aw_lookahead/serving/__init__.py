@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from .embedded_server import EMBEDDED_KV_TOKENS, embedded_server_options, start_embedded_server
 from .local import (
+    CPU_FLAGS,
     DEFAULT_HOST,
     LocalServer,
+    VllmFlags,
     find_free_port,
     kv_cache_bytes,
     vllm_server_argv,
@@ -18,10 +20,12 @@ from .local import (
 from .startup import READY_TIMEOUT_ENV, ready_timeout, startup_cause
 
 __all__ = [
+    "CPU_FLAGS",
     "DEFAULT_HOST",
     "EMBEDDED_KV_TOKENS",
     "READY_TIMEOUT_ENV",
     "LocalServer",
+    "VllmFlags",
     "embedded_server_options",
     "find_free_port",
     "kv_cache_bytes",

@@ -14,11 +14,15 @@ import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Final, TypedDict, Unpack
 
 from aw_lookahead.errors import ConfigError
 
 __all__ = [
+    "CPU_FLAGS",
     "DEFAULT_HOST",
+    "VLLM_FLAGS",
+    "VllmFlags",
     "find_free_port",
     "kv_cache_bytes",
     "vllm_server_argv",
@@ -27,6 +31,54 @@ __all__ = [
 
 DEFAULT_HOST = "127.0.0.1"
 _ENTRY_MODULE = "vllm.entrypoints.openai.api_server"
+
+
+class VllmFlags(TypedDict, total=False):
+    """The server flags :func:`vllm_server_argv` and ``LocalServer`` both take.
+
+    One definition, so the launcher and the process owner cannot drift; the
+    defaults are :data:`VLLM_FLAGS` (vLLM's own: omit the flag) and, for
+    ``LocalServer``, :data:`CPU_FLAGS`.
+    """
+
+    max_model_len: int | None
+    gpu_memory_utilization: float | None
+    enforce_eager: bool
+    enable_prompt_tokens_details: bool
+    enable_lora: bool
+    max_lora_rank: int
+    max_loras: int
+    lora_modules: Mapping[str, str | os.PathLike[str]] | None
+    kv_cache_memory_bytes: int | None
+    single_process_worker: bool
+    max_num_seqs: int | None
+
+
+VLLM_FLAGS: Final[VllmFlags] = {
+    "max_model_len": None,
+    "gpu_memory_utilization": None,
+    "enforce_eager": False,
+    "enable_prompt_tokens_details": False,
+    "enable_lora": False,
+    "max_lora_rank": 16,
+    "max_loras": 2,
+    "lora_modules": None,
+    "kv_cache_memory_bytes": None,
+    "single_process_worker": False,
+    "max_num_seqs": None,
+}
+"""The defaults of :func:`vllm_server_argv`: each flag left to vLLM."""
+
+CPU_FLAGS: Final[VllmFlags] = {
+    **VLLM_FLAGS,
+    "max_model_len": 4096,
+    "gpu_memory_utilization": 0.2,
+    "enforce_eager": True,
+    "enable_prompt_tokens_details": True,
+}
+"""The defaults of ``LocalServer``, where they differ from :data:`VLLM_FLAGS`: what the CPU
+build needs (a 4,096-token context, a small memory share, no graph capture) plus cached-token
+counts in replies."""
 
 
 def find_free_port(host: str = DEFAULT_HOST) -> int:
@@ -67,21 +119,13 @@ def vllm_server_argv(
     served_name: str | None = None,
     host: str = DEFAULT_HOST,
     python: str | None = None,
-    max_model_len: int | None = None,
-    gpu_memory_utilization: float | None = None,
-    enforce_eager: bool = False,
-    enable_prompt_tokens_details: bool = False,
-    enable_lora: bool = False,
-    max_lora_rank: int = 16,
-    max_loras: int = 2,
-    lora_modules: Mapping[str, str | os.PathLike[str]] | None = None,
     api_key: str | None = None,
-    kv_cache_memory_bytes: int | None = None,
-    single_process_worker: bool = False,
-    max_num_seqs: int | None = None,
     extra_args: Sequence[str] = (),
+    **flags: Unpack[VllmFlags],
 ) -> list[str]:
     """Build the argv of a vLLM OpenAI-compatible server; options left as None are omitted.
+
+    ``flags`` are :class:`VllmFlags` over :data:`VLLM_FLAGS`.
 
     ``kv_cache_memory_bytes`` reserves exactly that much for the KV cache
     (instead of a share of the machine's memory: on the CPU build that share
@@ -97,6 +141,12 @@ def vllm_server_argv(
     """
     if not 0 < port < 65536:
         raise ConfigError(f"port must be in 1..65535, got {port}")
+    f: VllmFlags = {**VLLM_FLAGS, **flags}
+    max_model_len = f["max_model_len"]
+    gpu_memory_utilization = f["gpu_memory_utilization"]
+    lora_modules = f["lora_modules"]
+    kv_cache_memory_bytes = f["kv_cache_memory_bytes"]
+    max_num_seqs = f["max_num_seqs"]
     if gpu_memory_utilization is not None and not 0 < gpu_memory_utilization <= 1:
         raise ConfigError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization}")
     argv = [python or sys.executable, "-m", _ENTRY_MODULE, "--model", os.fspath(model)]
@@ -107,13 +157,13 @@ def vllm_server_argv(
         argv += ["--max-model-len", str(max_model_len)]
     if gpu_memory_utilization is not None:
         argv += ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
-    if enforce_eager:
+    if f["enforce_eager"]:
         argv.append("--enforce-eager")
-    if enable_prompt_tokens_details:
+    if f["enable_prompt_tokens_details"]:
         argv.append("--enable-prompt-tokens-details")
-    if enable_lora or lora_modules:
-        argv += ["--enable-lora", "--max-lora-rank", str(max_lora_rank)]
-        argv += ["--max-loras", str(max_loras)]
+    if f["enable_lora"] or lora_modules:
+        argv += ["--enable-lora", "--max-lora-rank", str(f["max_lora_rank"])]
+        argv += ["--max-loras", str(f["max_loras"])]
     if lora_modules:
         argv.append("--lora-modules")
         argv += [f"{name}={os.fspath(path)}" for name, path in lora_modules.items()]
@@ -123,7 +173,7 @@ def vllm_server_argv(
         if kv_cache_memory_bytes < 1:
             raise ConfigError(f"kv_cache_memory_bytes must be >= 1, got {kv_cache_memory_bytes}")
         argv += ["--kv-cache-memory-bytes", str(kv_cache_memory_bytes)]
-    if single_process_worker:
+    if f["single_process_worker"]:
         argv += ["--distributed-executor-backend", "uni"]
     if max_num_seqs is not None:
         argv += ["--max-num-seqs", str(max_num_seqs)]

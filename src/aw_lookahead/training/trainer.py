@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead._extras import require
+from aw_lookahead._progress import ProgressBar
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
@@ -279,7 +280,14 @@ def train(cfg: TrainConfig) -> TrainResult:
     stop_at = total_steps if cfg.stop_after is None else min(total_steps, start + cfg.stop_after)
     rank = acc.process_index
 
-    progress = _progress(cfg.progress and main, start, total_steps)
+    progress = ProgressBar(
+        "train",
+        total_steps,
+        enabled=cfg.progress and main,
+        start=start,
+        fields={"loss": "-"},
+        terminal_only=False,
+    )
     began = time.perf_counter()
     tokens, label_tokens = 0, 0
     model.train()
@@ -325,7 +333,7 @@ def train(cfg: TrainConfig) -> TrainResult:
                         "elapsed_s": round(time.perf_counter() - began, 3),
                     }
                 )
-            progress.advance(step_loss)
+            progress.advance(loss=f"{step_loss:.4f}")
             if (step + 1) % cfg.save_every == 0 or step + 1 == stop_at:
                 _save_checkpoint(
                     acc,
@@ -422,43 +430,3 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "masked_share": round(r.report.masked_share, 4),
     }
     (cfg.out / "train_result.json").write_text(json.dumps(data, indent=2))
-
-
-class _Progress:
-    def __init__(self, enabled: bool, start: int, total: int) -> None:
-        self._bar: Any = None
-        self._task: Any = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._bar = Progress(
-                TextColumn("train"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("loss {task.fields[loss]}"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("train", total=total, completed=start, loss="-")
-
-    def advance(self, loss: float) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, advance=1, loss=f"{loss:.4f}")
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
-def _progress(enabled: bool, start: int, total: int) -> _Progress:
-    return _Progress(enabled, start, total)

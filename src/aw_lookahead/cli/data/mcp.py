@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
+from aw_lookahead._progress import line_progress
 from aw_lookahead.cli._common import print_json
 
 from ._outputs import add_output_options, refuse_existing_data
@@ -52,12 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from aw_lookahead.datagen.mcp import generate_mcp
 
     refuse_existing_data(args)
-    step = max(1, args.n // 20)
-
-    def progress(done: int, total: int) -> None:
-        if done % step == 0 or done == total:
-            print(f"data mcp: {done}/{total} trajectories", file=sys.stderr, flush=True)
-
+    progress = line_progress("data mcp", "trajectories")
     manifest = anyio.run(
         lambda: generate_mcp(
             args.n,

@@ -29,13 +29,14 @@ import random
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 
+from aw_lookahead._progress import ProgressCallback
 from aw_lookahead.datagen.split import DatasetManifest, split_families, write_split
 from aw_lookahead.errors import ConfigError, DownstreamError
 from aw_lookahead.trajectory import Trajectory, Turn
@@ -52,7 +53,7 @@ __all__ = ["MCP_FAMILIES", "MCP_SERVERS", "families_for", "generate_mcp", "recor
 MCP_SERVERS: tuple[str, ...] = ("filesystem", "git", "memory")
 MCP_FAMILIES: tuple[Family, ...] = (*FS_FAMILIES, *GIT_FAMILIES, *MEMORY_FAMILIES)
 MAX_CALLS = 6
-Progress = Callable[[int, int], None]
+Progress = ProgressCallback
 
 
 def families_for(servers: Sequence[str]) -> list[Family]:

@@ -35,13 +35,12 @@ import random
 import re
 import shutil
 import statistics
-import sys
 import tempfile
-import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
+from aw_lookahead._progress import ProgressCallback, line_progress
 from aw_lookahead.agentworldbench import write_agentworldbench
 from aw_lookahead.datagen.split import DatasetManifest, split_families, write_split
 from aw_lookahead.errors import UsageError
@@ -88,7 +87,7 @@ SANDBOX_ENV: dict[str, str] = {
 """Environment added to every sandbox (fixed git identity and dates, Python hash seed)."""
 
 _TIMING = re.compile(r"^(Ran \d+ tests?) in \d+\.\d+s$", re.MULTILINE)
-Progress = Callable[[int, int], None]
+Progress = ProgressCallback
 
 
 def family_order(seed: int) -> list[str]:
@@ -271,12 +270,4 @@ def generate_terminal(
 
 def stderr_progress(label: str = "terminal") -> Progress:
     """A progress callback printing about twenty lines to stderr over a run."""
-    started = time.monotonic()
-
-    def report(done: int, total: int) -> None:
-        step = max(1, total // 20)
-        if done % step == 0 or done == total:
-            rate = done / max(time.monotonic() - started, 1e-9)
-            print(f"{label}: {done}/{total} tasks ({rate:.1f}/s)", file=sys.stderr, flush=True)
-
-    return report
+    return line_progress(label, "tasks")
