@@ -8,7 +8,9 @@ Modules are imported only to build the parser; heavy work stays inside ``run``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -62,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"aw-lookahead {args.verb}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader left (`| head`): no traceback; stdout to devnull so exit's flush is quiet
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def console_main() -> None:  # pragma: no cover - exercised through the console script

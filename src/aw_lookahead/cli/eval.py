@@ -26,6 +26,7 @@ from ._common import (
     world_model_from_args,
 )
 from .calibrate import register_calibrate
+from .eval_tasks import register_tasks
 
 OURS_MAX_TOKENS = 4096
 OURS_TIMEOUT_S = 60.0
@@ -42,6 +43,7 @@ def register(subparsers: Any) -> None:
     )
     sub = parser.add_subparsers(dest="eval_verb", metavar="STEP", required=True)
     register_calibrate(sub)
+    register_tasks(sub)
 
     p_run = sub.add_parser("run", help="predict every sample (resumable)")
     p_run.add_argument("--data", required=True, help="AgentWorldBench JSONL file or folder")
