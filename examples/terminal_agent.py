@@ -39,7 +39,6 @@ import asyncio
 import itertools
 import json
 import os
-import re
 import sys
 import tempfile
 import time
@@ -47,15 +46,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import openai
 from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
 
+from aw_lookahead.evaluation.agent_tasks.loop import TextCommands
 from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder, read_recording
 from aw_lookahead.lookahead.evidence import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
@@ -67,16 +66,15 @@ TASK = (
 )
 SEED = ("cat missing.txt", "rm -rf data", "ls data")
 _ids = itertools.count()
-_COMMAND = re.compile(r"```(?:bash|sh|shell)?\n(.+?)```|^\$ (.+)$", re.DOTALL | re.MULTILINE)
 
 
-class SeedAndTextTools(AgentMiddleware[Any, Any, Any]):
-    """Demo-only policy helper: scripted first turn; text commands as calls for weak servers."""
+class SeedAndTextTools(TextCommands):
+    """Demo-only policy helper: a scripted first turn, then the package's :class:`TextCommands`
+    (commands read from the reply text when the policy server refuses tool binding)."""
 
     def __init__(self, seed: tuple[str, ...]) -> None:
         super().__init__()
         self.seed = list(seed)
-        self.tools_refused = False
 
     def _seeded(self) -> AIMessage | None:
         if not self.seed:
@@ -87,18 +85,6 @@ class SeedAndTextTools(AgentMiddleware[Any, Any, Any]):
         self.seed = []
         return AIMessage("Let me look around first.", tool_calls=calls)
 
-    @staticmethod
-    def _from_text(response: ModelResponse[Any]) -> ModelResponse[Any]:
-        ai = next((m for m in response.result if isinstance(m, AIMessage)), None)
-        if ai is None or ai.tool_calls:
-            return response
-        match = _COMMAND.search(str(ai.content))
-        if match is None:
-            return response
-        command = (match.group(1) or match.group(2) or "").strip()
-        call = {"name": "shell", "args": {"command": command}, "id": f"text_{next(_ids)}"}
-        return ModelResponse(result=[AIMessage(str(ai.content), tool_calls=[call])])
-
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
@@ -107,15 +93,11 @@ class SeedAndTextTools(AgentMiddleware[Any, Any, Any]):
         seeded = self._seeded()
         if seeded is not None:
             return seeded
-        if not self.tools_refused:
-            try:
-                return await handler(request)
-            except openai.BadRequestError as exc:
-                if "tool" not in str(exc).lower():
-                    raise
-                self.tools_refused = True
-                print("  (the policy server refuses tool binding: reading commands from text)")
-        return self._from_text(await handler(request.override(tools=[])))
+        refused_before = self.tools_refused
+        response = await super().awrap_model_call(request, handler)
+        if self.tools_refused and not refused_before:
+            print("  (the policy server refuses tool binding: reading commands from text)")
+        return response
 
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
         raise NotImplementedError("this demo runs the agent with ainvoke/astream")
