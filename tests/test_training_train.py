@@ -261,3 +261,15 @@ def test_stopped_run_resumes_at_its_checkpoint_and_matches_an_uninterrupted_run(
     full = _cli("train", *common, "--out", str(straight))
     assert full.returncode == 0, full.stderr[-3000:]
     assert _losses(stopped) == pytest.approx(_losses(straight), rel=1e-3)
+
+    # a warm start from the finished adapter begins where it ended, with the adapter's shape
+    warm = tmp_path / "warm"
+    init = ["--init-adapter", str(straight / "adapter")]
+    values = {"--lora-r": "16", "--lora-alpha": "32", "--max-steps": "1"}
+    widened = [values.get(common[i - 1], a) if i else a for i, a in enumerate(common)]
+    start = _cli("train", *widened, *init, "--out", str(warm))
+    assert start.returncode == 0, start.stderr[-3000:]
+    assert _losses(warm)[0] < _losses(straight)[0] - 0.05
+    shape = json.loads((warm / "adapter" / "adapter_config.json").read_text())
+    assert shape["r"] == 4
+    assert json.loads((warm / "train_result.json").read_text())["init_adapter"] == init[1]

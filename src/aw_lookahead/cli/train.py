@@ -94,6 +94,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--warmup-steps", type=int, default=0)
     p.add_argument("--scheduler", choices=("linear", "cosine", "constant"), default="linear")
     p.add_argument("--weight-decay", type=float, default=0.0)
+    p.add_argument(
+        "--init-adapter",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="start LoRA from this adapter (warm start: its rank and targets win; fresh "
+        "optimizer); to continue an interrupted run use --resume",
+    )
     p.add_argument("--lora-r", type=int, default=16)
     p.add_argument("--lora-alpha", type=int, default=32)
     p.add_argument("--lora-dropout", type=float, default=0.0)
@@ -161,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
         agent_data=args.agent_data,
         mix=args.mix,
+        init_adapter=args.init_adapter,
         max_len=args.max_len,
         epochs=args.epochs,
         max_steps=args.max_steps,

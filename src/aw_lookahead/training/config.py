@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -112,10 +113,29 @@ class TrainConfig:
     (see :mod:`~aw_lookahead.training.mix`)."""
     mix: float = 0.0
     """Share of the training sequences drawn from ``agent_data`` (0 <= mix < 1)."""
+    init_adapter: Path | None = None
+    """A PEFT LoRA adapter folder to start from (warm start; LoRA only). Its rank, alpha and
+    target modules win over ``lora_r``/``lora_alpha``/``lora_targets``; the optimizer and
+    schedule start fresh. Continue an interrupted run with ``resume`` instead."""
 
     def resolved_profile(self) -> PromptProfile:
         """The prompt profile this run trains with (``"auto"`` resolved by the model folder)."""
         return train_prompts(self.model, self.prompt_profile, self.prompts).profile
+
+    def _take_adapter_shape(self, config_file: Path) -> None:
+        """Adopt a warm-start adapter's rank, alpha and targets, so the config says what trains."""
+        try:
+            data = json.loads(config_file.read_text(encoding="utf-8"))
+            r, alpha, targets = data["r"], data["lora_alpha"], data["target_modules"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(
+                f"--init-adapter {config_file.parent}: cannot read {config_file.name} ({exc}); "
+                "pass a folder written by save_pretrained (e.g. runs/x/adapter)"
+            ) from exc
+        if not isinstance(r, int) or not isinstance(targets, list):
+            raise ConfigError(f"{config_file}: field r or target_modules is not a LoRA adapter's")
+        self.lora_r, self.lora_alpha = r, int(alpha)
+        self.lora_targets = tuple(sorted(str(t) for t in targets))
 
     def __post_init__(self) -> None:
         self.model = Path(self.model)
@@ -168,5 +188,10 @@ class TrainConfig:
                 raise ConfigError(f"agent data {p} does not exist")
         if not 0.0 <= self.mix < 1.0:
             raise ConfigError(f"mix is the agent share of the sequences (0 <= mix < 1): {self.mix}")
+        if self.init_adapter is not None:
+            self.init_adapter = Path(self.init_adapter)
+            if self.method != "lora":
+                raise ConfigError("--init-adapter starts a LoRA run; use it with --method lora")
+            self._take_adapter_shape(self.init_adapter / "adapter_config.json")
         if self.mix > 0 and not self.agent_data:
             raise ConfigError("--mix needs --agent-data (the agent's OpenAI messages JSONL)")

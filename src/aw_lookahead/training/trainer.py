@@ -147,7 +147,15 @@ def _build_model(cfg: TrainConfig, torch: Any, mixed: str) -> Any:
     model.config.use_cache = False
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    if cfg.method == "lora":
+    if cfg.method == "lora" and cfg.init_adapter is not None:
+        peft = require("train", "peft")
+        model = peft.PeftModel.from_pretrained(model, str(cfg.init_adapter), is_trainable=True)
+        for param in model.parameters():  # a bf16 adapter trains in the base's dtype
+            if param.requires_grad and param.dtype != dtype:
+                param.data = param.data.to(dtype)
+        if cfg.gradient_checkpointing:
+            model.enable_input_require_grads()
+    elif cfg.method == "lora":
         peft = require("train", "peft")
         lora = peft.LoraConfig(
             task_type="CAUSAL_LM",
@@ -421,6 +429,7 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "tokens_per_s": round(r.tokens_per_s, 2),
         "label_tokens_per_s": round(r.label_tokens_per_s, 2),
         "prompt_profile": cfg.resolved_profile(),
+        "init_adapter": str(cfg.init_adapter) if cfg.init_adapter else None,
         "logits": cfg.logits,
         "threads": cfg.threads,
         "cached_data": r.cached_data,
