@@ -6,7 +6,10 @@
         --adapter-model NAME          # reuse a server that already serves both
 
 A dataset folder is what ``aw_lookahead.datagen.write_split`` writes; only its
-``test.jsonl`` (families never trained on) is read. Without ``--base-url`` the
+``test.jsonl`` (families never trained on) is read, or ``validation.jsonl``
+with ``--split validation`` (to choose between checkpoints; give
+``--prompt-profile`` when a candidate ``--adapter`` was trained on another
+profile than the shipped one). Without ``--base-url`` the
 bench serves the models itself, one run for both: by default (``--mode
 merged``) a CPU vLLM server for the raw base, then one for the merged model
 that ``serve --local`` runs (each stopped after its turn, so memory holds one);
@@ -55,6 +58,7 @@ from aw_lookahead.errors import WorldModelError
 from aw_lookahead.evaluation.rules.verifier import verify_sample
 from aw_lookahead.lookahead.rules import rule_signals
 from aw_lookahead.lookahead.types import Outcome
+from aw_lookahead.prompts import profile_prompts
 from aw_lookahead.trajectory import Action, Domain, Trajectory, TurnSample
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
@@ -122,9 +126,9 @@ class Scores:
         }
 
 
-def test_samples(folder: Path, limit: int | None) -> list[TurnSample]:
-    """Turn samples of ``folder/test.jsonl`` (first ``limit``)."""
-    path = folder / "test.jsonl"
+def split_samples(folder: Path, limit: int | None, split: str) -> list[TurnSample]:
+    """Turn samples of ``folder/<split>.jsonl`` (first ``limit``)."""
+    path = folder / f"{split}.jsonl"
     if not path.is_file():
         raise SystemExit(
             f"embedded_fidelity: {path} does not exist; pass a folder written by "
@@ -235,6 +239,7 @@ async def run_model(
         top_k=None,
         timeout=600.0,
         max_concurrency=args.concurrency,
+        prompts=None if args.prompt_profile == "auto" else profile_prompts(args.prompt_profile),
     )
     async with wm:
         for domain, items in samples.items():
@@ -295,6 +300,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--base-url", help="reuse a running server instead of starting one")
     p.add_argument("--base-model", help="served name of the raw base (with --base-url)")
     p.add_argument("--adapter-model", help="served name of the adapter (with --base-url)")
+    p.add_argument(
+        "--split",
+        choices=("test", "validation"),
+        default="test",
+        help="test: families never trained on (the model card's numbers); validation: the "
+        "families that choose between checkpoints (default %(default)s)",
+    )
+    p.add_argument(
+        "--prompt-profile",
+        choices=("auto", "standard", "short"),
+        default="auto",
+        help="system prompts sent (auto: the shipped adapter's profile); give the profile a "
+        "candidate --adapter was trained with",
+    )
     p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--concurrency", type=int, default=1)
     p.add_argument("--history-tokens", type=int, default=1500, help="0 skips the long history")
@@ -312,8 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     from aw_lookahead.serving import LocalServer
 
     data = {d: getattr(args, d) for d in DOMAINS if getattr(args, d) is not None}
-    samples = {d: test_samples(folder, args.limit) for d, folder in data.items()}
+    samples = {d: split_samples(folder, args.limit, args.split) for d, folder in data.items()}
     result: dict[str, Any] = {
+        "split": args.split,
+        "prompt_profile": args.prompt_profile,
         "mode": "server" if args.base_url else args.mode,
         "limit": args.limit,
         "max_tokens": args.max_tokens,

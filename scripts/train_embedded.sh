@@ -5,6 +5,8 @@
 #   scripts/train_embedded.sh                 # defaults below: 3 epochs, many hours on a 2-core CPU
 #   STOP_AFTER=200 scripts/train_embedded.sh  # one slice; run again to continue
 #   N_TERMINAL=600 MAX_STEPS=40 scripts/train_embedded.sh    # a smaller run
+#   INIT_ADAPTER=src/aw_lookahead/embedded/adapter_weights MAX_STEPS=600 scripts/train_embedded.sh
+#                                             # continue from the shipped adapter (warm start)
 #
 # Re-running continues an interrupted training run (the same OUT folder is resumed) as long as
 # the data folders are unchanged; set FRESH=1 to delete OUT and start over. Every setting is an
@@ -31,6 +33,8 @@ PROFILE=${PROFILE:-short}
 THREADS=${THREADS:-1}
 SAVE_EVERY=${SAVE_EVERY:-25}
 STOP_AFTER=${STOP_AFTER:-}
+INIT_ADAPTER=${INIT_ADAPTER:-}
+KEEP=${KEEP:-2}
 AWL=("$PY" -m aw_lookahead)
 
 if [[ "${FRESH:-0}" == 1 ]]; then rm -rf "$OUT"; fi
@@ -49,21 +53,26 @@ BASE=$("$PY" -c 'from aw_lookahead.embedded import prepare_embedded_model as p; 
 args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train.jsonl" "$DATA/mcp/train.jsonl"
       --out "$OUT" --method lora --targets all --max-len "$MAX_LEN" --epochs "$EPOCHS"
       --batch-size "$BATCH" --grad-accum "$GRAD_ACCUM" --lr "$LR" --scheduler cosine
-      --warmup-steps 8 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every "$SAVE_EVERY"
+      --warmup-steps 8 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every "$SAVE_EVERY" --keep-checkpoints "$KEEP"
       --no-gradient-checkpointing --prompt-profile "$PROFILE" --threads "$THREADS"
       --seed "$SEED")
 if [[ -n "$MAX_STEPS" ]]; then args+=(--max-steps "$MAX_STEPS"); fi
 if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
 if [[ -d "$OUT/checkpoints" ]]; then args+=(--resume); fi
+if [[ -n "$INIT_ADAPTER" ]]; then args+=(--init-adapter "$INIT_ADAPTER"); fi
 "${AWL[@]}" "${args[@]}"
 if [[ ! -f "$OUT/adapter/adapter_model.safetensors" ]]; then
   echo "training stopped before the end (--stop-after); run this script again to continue"
   exit 0
 fi
 
+if [[ "${SHIP:-1}" != 1 ]]; then
+  echo "trained; not shipped (SHIP=0): compare $OUT/adapter with the shipped one first"
+  exit 0
+fi
 # 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
 "$PY" scripts/ship_adapter.py --run "$OUT" --data "$DATA/terminal" "$DATA/mcp" \
-  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE)"
+  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE)"
 
 # 4. held-out numbers for the model card (base vs adapter, one server)
 if [[ "${BENCH:-1}" == 1 ]]; then
