@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,44 @@ def test_token_logprobs_give_the_probability_of_the_failure_line() -> None:
     assert token_p_failure(Prediction(action="x", observation="y"), OK, failing=True) is None
 
 
+def _tokens_with_alternatives(first: list[list[object]]) -> Prediction:
+    obs = "$ cat missing.txt\nbash: cat: missing.txt: No such file or directory"
+    tokens = [["<predicted_observation>", -0.01], ["\n$ cat missing.txt\n", -0.1]]
+    tokens += [["bash", math.log(0.07)], [": cat: missing.txt: No such file or directory", -0.05]]
+    tokens += [["\n</predicted_observation>", -0.01]]
+    tops: list[list[list[object]]] = [[[t, lp]] for t, lp in tokens]
+    tops[2] = first
+    raw = "".join(str(t) for t, _ in tokens)
+    pred = Prediction(action="cat missing.txt", observation=obs, raw=raw)
+    return pred.model_copy(
+        update={"metadata": {"token_logprobs": tokens, "token_top_logprobs": tops}}
+    )
+
+
+def test_token_p_failure_is_the_mass_on_tokens_that_start_a_failure() -> None:
+    from aw_lookahead.lookahead.confidence import failure_starters, token_p_failure
+
+    fail = FAIL.model_copy(
+        update={"signals": [FAIL.signals[0].model_copy(update={"matched": "No such file"})]}
+    )
+    # the model is sure it fails, split between two ways of saying so ("cat: ..." and "bash: ...")
+    sure = _tokens_with_alternatives(
+        [["cat", math.log(0.8)], ["bash", math.log(0.07)], ["hello", math.log(0.1)]]
+    )
+    p = token_p_failure(sure, fail, failing=True)
+    assert p is not None
+    assert abs(p - 0.87) < 1e-6
+    # the rest of its mass on output text: only the chosen token counts
+    unsure = _tokens_with_alternatives(
+        [["bash", math.log(0.07)], ["hello", math.log(0.6)], ["alpha", math.log(0.3)]]
+    )
+    assert abs((token_p_failure(unsure, fail, failing=True) or 0) - 0.07) < 1e-6
+    assert token_p_failure(sure, OK, failing=False) == 0.0
+    assert {"cat", "grep"} <= failure_starters("cat a | grep -v x")
+    assert "Error" in failure_starters({"name": "read_file", "arguments": {"path": "x"}})
+    assert "read_file" not in failure_starters({"name": "read_file", "arguments": {}})
+
+
 def test_fit_threshold_meets_the_budget_with_the_most_catches() -> None:
     scores = [1.0, 0.75, 0.5, 0.25, 0.0, 0.75, 0.25, 0.0, 0.0, 0.0]
     failed = [True, True, True, False, True, False, False, False, False, False]
@@ -242,6 +281,22 @@ async def test_the_engine_reads_its_model_file(
     assert ran.kind is DecisionKind.EXECUTE
     assert ran.uncertain
     assert none.stats.uncertain == 1
+
+
+async def test_a_calibration_of_the_old_token_estimator_is_not_applied(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Version 1 logprobs files read the chosen token's probability, not the failure mass."""
+    wm = FunctionWorldModel(lambda t, a: "cat: x: No such file or directory", model_id="fn-model")
+    path = _file(tmp_path, "fn-model")
+    old = json.loads(path.read_text()) | {"version": 1, "estimator": "logprobs"}
+    path.write_text(json.dumps(old))
+    assert load_calibration(path).stale
+    assert not Calibration.model_validate(old | {"version": 2}).stale
+    lk = Lookahead(wm, judges=[RuleJudge()], calibration=path)
+    [d] = await lk.gate(TRAJ, ["cat x"])
+    assert d.threshold == DEFAULT_THRESHOLD
+    assert "earlier release's p_failure estimator" in caplog.text
 
 
 def test_the_shipped_calibration_is_the_adapters(

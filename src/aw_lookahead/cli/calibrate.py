@@ -51,8 +51,9 @@ def register_calibrate(sub: Any) -> None:
         choices=("logprobs", "samples"),
         default="logprobs",
         help="how p_failure is read: logprobs (default): one greedy prediction and the "
-        "probability of the token that chose the failure, repeatable; samples: the share of "
-        "--samples predictions that fail (at --temperature; seeded only with --seed, which "
+        "probability mass on tokens that start a failure where the output begins, "
+        "repeatable; samples: the share of --samples predictions that fail (at "
+        "--temperature; seeded only with --seed, which "
         "vLLM's CPU build does not survive)",
     )
     p.add_argument(

@@ -123,9 +123,18 @@ class Abstention:
         missing = (wanted.n > 1 and not pred.samples) or (
             wanted.logprobs and "token_logprobs" not in pred.metadata
         )
-        if not missing:
+        if not missing and not fit.stale:
             return veto.value
-        if not self._sampling_warned:
+        if fit.stale and not self._sampling_warned:
+            self._sampling_warned = True
+            logger.warning(
+                "aw-lookahead: the calibration for %r was fit with an earlier release's "
+                "p_failure estimator; its actions use the default threshold %g until you run "
+                "`aw-lookahead eval calibrate` for it again.",
+                fit.model,
+                DEFAULT_THRESHOLD,
+            )
+        elif not self._sampling_warned:
             self._sampling_warned = True
             logger.warning(
                 "aw-lookahead: the calibration for %r was fit on %s, which %s did not give; "

@@ -64,7 +64,7 @@ __all__ = [
 
 DEFAULT_THRESHOLD = 1.0
 CALIBRATION_ENV = "AW_LOOKAHEAD_CALIBRATION"
-FILE_VERSION = 1
+FILE_VERSION = 2
 
 
 class CurvePoint(BaseModel):
@@ -123,6 +123,12 @@ class Calibration(BaseModel):
     data: list[str] = Field(default_factory=list)
     created: str = ""
     command: str = ""
+
+    @property
+    def stale(self) -> bool:
+        """Fit on token log-probabilities before version 2, when ``p_failure`` was the chosen
+        token's probability (now the failure mass): its threshold no longer means the same."""
+        return self.estimator == "logprobs" and self.version < 2
 
     def threshold_for(self, budget: float) -> float | None:
         """The threshold on the curve for ``budget`` (see :func:`fit_threshold`)."""

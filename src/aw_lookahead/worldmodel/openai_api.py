@@ -56,7 +56,11 @@ from .provider import (
     request_body,
 )
 
-__all__ = ["DEFAULT_BASE_URL", "ModelInfo", "OpenAIWorldModel"]
+__all__ = ["DEFAULT_BASE_URL", "TOP_LOGPROBS", "ModelInfo", "OpenAIWorldModel"]
+
+TOP_LOGPROBS = 10
+"""Alternatives kept per output token with ``logprobs=True``: the engine sums the mass of
+those that start a failure where the decision is made (:mod:`aw_lookahead.lookahead.confidence`)."""
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -86,8 +90,10 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     request each); unseeded, the samples come in one request with vLLM's
     ``n``. Do not seed vLLM's CPU build: a seeded request whose prompt is
     prefilled in chunks fails the server ("CPU Generator does not use
-    offset"). ``logprobs`` asks for the tokens' log-probabilities (kept in
-    ``Prediction.metadata["token_logprobs"]``): with ``temperature=0`` they
+    offset"). ``logprobs`` asks for the tokens' log-probabilities and the
+    ``TOP_LOGPROBS`` most likely alternatives at each position (kept in
+    ``Prediction.metadata["token_logprobs"]`` and ``["token_top_logprobs"]``):
+    with ``temperature=0`` they
     give a repeatable ``p_failure`` from one prediction (the engine's
     default estimator for a calibrated model, :mod:`aw_lookahead.lookahead.confidence`).
     """
@@ -251,6 +257,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
                 seed = sampling.seed
         if logprobs:
             kw["logprobs"] = True
+            kw["top_logprobs"] = TOP_LOGPROBS
         if seed is not None:
             return kw, [seed + i for i in range(n)]
         if n > 1:
@@ -336,6 +343,9 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             update["metadata"] = {
                 **prediction.metadata,
                 "token_logprobs": [[t.token, t.logprob] for t in content_logprobs],
+                "token_top_logprobs": [
+                    [[a.token, a.logprob] for a in (t.top_logprobs or [])] for t in content_logprobs
+                ],
             }
         return prediction.model_copy(update=update) if update else prediction
 
