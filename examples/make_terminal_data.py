@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from aw_lookahead.sandbox import record_trajectory
+from aw_lookahead.sandbox import record_trajectory_sync
 from aw_lookahead.trajectory import Trajectory, write_trajectories
 
 HERE = Path(__file__).resolve().parent
@@ -176,7 +176,7 @@ TASKS: list[tuple[str, str, list[str]]] = [
 def _record(task_id: str, task: str, commands: list[str]) -> Trajectory:
     shutil.rmtree(WORKDIR, ignore_errors=True)
     try:
-        return record_trajectory(commands, task=task, id=task_id, env=GIT_ENV, root=WORKDIR)
+        return record_trajectory_sync(commands, task=task, id=task_id, env=GIT_ENV, root=WORKDIR)
     finally:
         shutil.rmtree(WORKDIR, ignore_errors=True)
 

@@ -231,10 +231,10 @@ def _devnull_stays_a_device() -> Iterator[None]:
 @pytest.fixture
 def shell() -> Iterator[Any]:
     """A fresh sandbox holding the support workspace (data/), as a counting ShellTool."""
-    from aw_lookahead.sandbox import SyncTerminalSandbox
+    from aw_lookahead.sandbox import TerminalSandbox
     from langgraph_support import ShellTool, workspace
 
-    with SyncTerminalSandbox() as sb:
+    with TerminalSandbox() as sb:
         workspace(sb)
         yield ShellTool(sb)
 

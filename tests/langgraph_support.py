@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langsmith import uuid7
 
-from aw_lookahead.sandbox import SyncTerminalSandbox, observation
+from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
 
@@ -54,13 +54,13 @@ def policy(*messages: AIMessage) -> ScriptedChat:
 class ShellTool:
     """A real sandboxed bash tool that counts every command it executes."""
 
-    def __init__(self, sandbox: SyncTerminalSandbox) -> None:
+    def __init__(self, sandbox: TerminalSandbox) -> None:
         self.sandbox = sandbox
         self.executed: Counter[str] = Counter()
 
     def run(self, command: str) -> str:
         self.executed[command] += 1
-        return observation(self.sandbox.run(command, timeout=10))
+        return observation(self.sandbox.run_sync(command, timeout=10))
 
     async def arun(self, command: str) -> str:
         return await asyncio.to_thread(self.run, command)
@@ -74,7 +74,7 @@ class ShellTool:
         )
 
 
-def workspace(sandbox: SyncTerminalSandbox) -> None:
+def workspace(sandbox: TerminalSandbox) -> None:
     """data/ holds two files the task needs."""
     sandbox.write_file("data/a.txt", "alpha\n")
     sandbox.write_file("data/b.txt", "beta\n")

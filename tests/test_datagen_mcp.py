@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aw_lookahead.cli import main
-from aw_lookahead.datagen.mcp import MCP_FAMILIES, families_for, record_mcp
+from aw_lookahead.datagen.mcp import MCP_FAMILIES, families_for, generate_mcp_sync, record_mcp
 from aw_lookahead.datagen.mcp.servers import npm_mcp_server
 from aw_lookahead.datagen.mcp.session import typo
 from aw_lookahead.errors import ConfigError
@@ -185,6 +185,23 @@ async def test_a_busy_workdir_is_refused(node_prefix: Path, tmp_path: Path) -> N
         fcntl.flock(held, fcntl.LOCK_EX)
         with pytest.raises(ConfigError, match="another run is using the work folder"):
             await record_mcp(1, 0, servers=["memory"], workdir=tmp_path, node_prefix=node_prefix)
+
+
+@pytest.mark.integration
+async def test_the_blocking_twin_works_inside_a_running_loop(
+    mcp_memory_server: Path, tmp_path: Path
+) -> None:
+    prefix = mcp_memory_server.parents[2]
+    manifest = generate_mcp_sync(
+        2, 3, tmp_path / "out", servers=["memory"], workdir=tmp_path / "w", node_prefix=prefix
+    )
+    assert sum(manifest.counts.values()) == 2
+    assert manifest.extra["servers"] == ["memory"]
+
+
+def test_the_blocking_twin_refuses_bad_arguments_as_the_async_one_does(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown MCP server ftp"):
+        generate_mcp_sync(1, 0, tmp_path / "out", servers=["ftp"], workdir=tmp_path)
 
 
 def test_missing_npm_server_names_the_install_command(tmp_path: Path) -> None:

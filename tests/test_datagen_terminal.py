@@ -15,6 +15,7 @@ from aw_lookahead.datagen.terminal import (
     build_task,
     family_order,
     generate_terminal,
+    generate_terminal_sync,
     normalise_output,
 )
 from aw_lookahead.trajectory import Trajectory, read_trajectories
@@ -32,7 +33,7 @@ def _files(out: Path) -> dict[str, bytes]:
 def every_family(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One task of every family (task i uses family order[i % n_families])."""
     out = tmp_path_factory.mktemp("every-family")
-    generate_terminal(len(FAMILIES), seed=11, out=out, workers=2)
+    generate_terminal_sync(len(FAMILIES), seed=11, out=out, workers=2)
     return out
 
 
@@ -97,13 +98,19 @@ def test_split_is_by_family_and_test_families_are_never_trained_on(every_family:
 
 
 def test_same_seed_gives_identical_files_whatever_the_workers(tmp_path: Path) -> None:
-    generate_terminal(6, seed=3, out=tmp_path / "a", workers=1)
-    generate_terminal(6, seed=3, out=tmp_path / "b", workers=3)
-    generate_terminal(6, seed=4, out=tmp_path / "c", workers=2)
+    generate_terminal_sync(6, seed=3, out=tmp_path / "a", workers=1)
+    generate_terminal_sync(6, seed=3, out=tmp_path / "b", workers=3)
+    generate_terminal_sync(6, seed=4, out=tmp_path / "c", workers=2)
     a, b, c = (_files(tmp_path / k) for k in "abc")
     assert a == b
     assert a != c
     assert a.keys() == c.keys()
+
+
+async def test_async_and_blocking_forms_write_the_same_files(tmp_path: Path) -> None:
+    await generate_terminal(3, seed=5, out=tmp_path / "a", workers=2)
+    generate_terminal_sync(3, seed=5, out=tmp_path / "b", workers=2)  # inside a running loop
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
 
 
 def test_normalise_output_hides_the_sandbox_dir_and_timings(tmp_path: Path) -> None:

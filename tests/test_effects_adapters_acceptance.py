@@ -58,7 +58,7 @@ def test_langgraph_middleware_with_the_model_down(shell: Any) -> None:
     ran_destructive = [c for c in CONFINED if c in shell.executed]
     assert not ran_destructive
     assert set(shell.executed) == set(SAFE_HARMLESS)
-    assert shell.sandbox.run("cat data/a.txt data/b.txt").output.strip() == "alpha\nbeta"
+    assert shell.sandbox.run_sync("cat data/a.txt data/b.txt").output.strip() == "alpha\nbeta"
 
 
 DOWNSTREAM = '''

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from aw_lookahead.evaluation import mask, verify, verify_sample
-from aw_lookahead.sandbox import arecord_trajectory
+from aw_lookahead.sandbox import record_trajectory
 from aw_lookahead.trajectory import TurnSample
 
 # Deterministic, runtime (PID, date, ls -l metadata, temp path) and environment content.
@@ -25,8 +25,8 @@ COMMANDS = [
 
 @pytest.fixture(scope="module")
 async def two_runs() -> tuple[list[TurnSample], list[str]]:
-    first = await arecord_trajectory(COMMANDS, task="tiers", id="a")
-    second = await arecord_trajectory(COMMANDS, task="tiers", id="b")
+    first = await record_trajectory(COMMANDS, task="tiers", id="a")
+    second = await record_trajectory(COMMANDS, task="tiers", id="b")
     samples = [TurnSample(trajectory=first, turn_idx=i) for i in range(1, len(COMMANDS) + 1)]
     return samples, [t.observation for t in second.turns]
 

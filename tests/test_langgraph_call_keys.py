@@ -69,7 +69,7 @@ def _kinds(out: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _data_kept(shell: ShellTool) -> bool:
-    return shell.sandbox.run("test -d data && echo kept").output.strip() == "kept"
+    return shell.sandbox.run_sync("test -d data && echo kept").output.strip() == "kept"
 
 
 def test_canonical_arguments_ignore_key_order_and_keep_types() -> None:

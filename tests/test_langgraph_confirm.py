@@ -44,7 +44,7 @@ def _agent(shell: ShellTool, mw: LookaheadMiddleware) -> Any:
 
 
 def _data_kept(shell: ShellTool) -> bool:
-    return shell.sandbox.run("test -d data && echo kept").output.strip() == "kept"
+    return shell.sandbox.run_sync("test -d data && echo kept").output.strip() == "kept"
 
 
 def _answer_to(out: dict[str, Any], command: str) -> Any:

@@ -59,7 +59,7 @@ def _check(
     shell: ShellTool, out: dict[str, Any], caplog: pytest.LogCaptureFixture, cause: str
 ) -> None:
     assert RM_DATA not in shell.executed
-    assert shell.sandbox.run("test -d data && echo kept").output.strip() == "kept"
+    assert shell.sandbox.run_sync("test -d data && echo kept").output.strip() == "kept"
     assert shell.executed == {CAT_MISSING: 1, LS: 1}
     kinds = {r["decision"]["action"][0]["keystrokes"].strip(): r["kind"] for r in out["lookahead"]}
     assert kinds == {CAT_MISSING: "unsimulated", RM_DATA: "veto", LS: "unsimulated"}

@@ -57,7 +57,7 @@ def _graph(shell: ShellTool, model: ScriptedChat) -> Any:
 
 def _check(shell: ShellTool, out: dict[str, Any]) -> None:
     assert shell.executed == {LS: 1}
-    assert shell.sandbox.run("test -d data && echo kept").output.strip() == "kept"
+    assert shell.sandbox.run_sync("test -d data && echo kept").output.strip() == "kept"
     assert [r["kind"] for r in out["lookahead"]] == ["veto", "veto", "execute"]
     answers = tool_messages(out["messages"])
     assert sorted(m.status for m in answers) == ["error", "error", "success"]
@@ -128,9 +128,9 @@ def test_a_misnamed_node_is_refused_at_first_use(names: dict[str, str]) -> None:
     from langchain_core.runnables import RunnableLambda
 
     from aw_lookahead.errors import UsageError
-    from aw_lookahead.sandbox import SyncTerminalSandbox
+    from aw_lookahead.sandbox import TerminalSandbox
 
-    with SyncTerminalSandbox() as sb:
+    with TerminalSandbox() as sb:
         shell = ShellTool(sb)
         tools = [shell.tool()]
         bound = policy(turn(LS), AIMessage("done")).bind_tools(tools)

@@ -34,7 +34,7 @@ def _gate_agent(shell: ShellTool, mw: LookaheadMiddleware) -> Any:
 def _check_gate_run(shell: ShellTool, out: dict[str, Any]) -> None:
     # The tool-side counter: vetoed calls never ran, the approved one ran exactly once.
     assert shell.executed == {LS: 1}
-    assert shell.sandbox.run("test -d data && echo kept").output.strip() == "kept"
+    assert shell.sandbox.run_sync("test -d data && echo kept").output.strip() == "kept"
     records = out["lookahead"]
     assert [(r["kind"], r["executes"]) for r in records] == [
         ("veto", False),

@@ -19,14 +19,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from aw_lookahead.agentworldbench import load_turn_samples
 from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder, read_recording
-from aw_lookahead.sandbox import SyncTerminalSandbox
+from aw_lookahead.sandbox import TerminalSandbox
 from aw_lookahead.trajectory import Domain, Trajectory, read_trajectories
 from langgraph_support import CAT_MISSING, LS, TASK, ShellTool, policy, turn, workspace, world_model
 
 
 @pytest.fixture
 def shell() -> Iterator[ShellTool]:
-    with SyncTerminalSandbox() as sb:
+    with TerminalSandbox() as sb:
         workspace(sb)
         yield ShellTool(sb)
 

@@ -49,7 +49,7 @@ def _agent(shell: ShellTool, mw: LookaheadMiddleware) -> Any:
 
 
 def _exists(shell: ShellTool, path: str) -> bool:
-    return shell.sandbox.run(f"test -e {path} && echo yes").output.strip() == "yes"
+    return shell.sandbox.run_sync(f"test -e {path} && echo yes").output.strip() == "yes"
 
 
 def _answers(out: dict[str, Any]) -> dict[str, Any]:

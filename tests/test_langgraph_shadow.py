@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from aw_lookahead.langgraph import ShadowMiddleware, divergence, read_shadow_pairs
-from aw_lookahead.sandbox import SyncTerminalSandbox
+from aw_lookahead.sandbox import TerminalSandbox
 from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
 from langgraph_support import (
     CAT_MISSING,
@@ -55,11 +55,11 @@ def _observations(out: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def test_shadow_never_changes_execution(tmp_path: Path) -> None:
-    with SyncTerminalSandbox() as sb_plain:
+    with TerminalSandbox() as sb_plain:
         workspace(sb_plain)
         plain_shell = ShellTool(sb_plain)
         plain = _run(plain_shell, [], "plain")
-    with SyncTerminalSandbox() as sb:
+    with TerminalSandbox() as sb:
         workspace(sb)
         shadow_shell = ShellTool(sb)
         path = tmp_path / "pairs.jsonl"

@@ -28,7 +28,7 @@ from aw_lookahead.cli import main
 from aw_lookahead.langgraph import ShadowMiddleware
 from aw_lookahead.lookahead.shadow import ShadowPair, read_shadow_pairs
 from aw_lookahead.mcp import Downstream, LookaheadProxy, ProxyConfig, ProxyMode
-from aw_lookahead.sandbox import SyncTerminalSandbox
+from aw_lookahead.sandbox import TerminalSandbox
 from aw_lookahead.training.data import read_training_records
 from aw_lookahead.trajectory import Action, Trajectory, TurnSample
 from aw_lookahead.worldmodel import FunctionWorldModel
@@ -43,7 +43,7 @@ def _fs_model(trajectory: Trajectory, action: Action) -> str:
 
 
 def _langgraph_log(path: Path) -> None:
-    with SyncTerminalSandbox() as sb:
+    with TerminalSandbox() as sb:
         workspace(sb)
         shell = ShellTool(sb)
         mw = ShadowMiddleware(world_model(), path=path)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import pkgutil
+import re
 import subprocess
 import sys
 import warnings
@@ -86,7 +88,7 @@ CURATED = {
     },
     "aw_lookahead.worldmodel": {
         "BaseWorldModel", "FunctionWorldModel", "OpenAIWorldModel", "Prediction",
-        "SyncWorldModel", "Usage", "VLLMOfflineWorldModel", "WorldModel",
+        "Usage", "VLLMOfflineWorldModel", "WorldModel",
     },
     "aw_lookahead.lookahead": {
         "Decision", "DecisionKind", "Judge", "LLMJudge", "Lookahead", "Outcome",
@@ -162,6 +164,134 @@ def test_a_moved_module_warns_and_hands_back_the_same_objects(old: str) -> None:
         )
     with pytest.raises(AttributeError, match="moved to"):
         stub.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("old", sorted(_deprecated.RENAMED))
+def test_a_renamed_name_warns_names_its_replacement_and_resolves(old: str) -> None:
+    module_name, _, name = old.rpartition(".")
+    entry = _deprecated.RENAMED[old]
+    target_module, _, attribute = entry.target.partition(":")
+    expected = getattr(importlib.import_module(target_module), attribute)
+    module = importlib.import_module(module_name)
+    assert name not in getattr(module, "__all__", ()), old
+    _warns_and_is(lambda: getattr(module, name), expected, old, entry.use)
+
+
+def test_renamed_async_names_are_the_new_plain_names() -> None:
+    """The old async names now resolve to the plain names, which flipped from blocking to async;
+    the blocking forms are the ``_sync`` twins."""
+    from aw_lookahead.datagen import terminal
+    from aw_lookahead.sandbox import record
+
+    with pytest.warns(DeprecationWarning, match=r"use aw_lookahead\.sandbox\.record_trajectory"):
+        from aw_lookahead.sandbox import arecord_trajectory
+    with pytest.warns(DeprecationWarning, match=r"datagen\.terminal\.generate_terminal"):
+        from aw_lookahead.datagen.terminal import agenerate_terminal
+    assert arecord_trajectory is record.record_trajectory
+    assert agenerate_terminal is terminal.generate_terminal
+    for plain, blocking in [
+        (record.record_trajectory, record.record_trajectory_sync),
+        (terminal.generate_terminal, terminal.generate_terminal_sync),
+    ]:
+        assert inspect.iscoroutinefunction(plain)
+        assert not inspect.iscoroutinefunction(blocking)
+        assert blocking.__name__ == plain.__name__ + "_sync"
+
+
+def test_the_deprecated_sync_terminal_sandbox_still_works() -> None:
+    with pytest.warns(DeprecationWarning, match=r"SyncTerminalSandbox.*run_sync"):
+        from aw_lookahead.sandbox import SyncTerminalSandbox
+    with SyncTerminalSandbox() as sb:
+        sb.write_file("a.txt", "x\n")
+        assert sb.run("cat a.txt").output == "x\n"
+        assert sb.send_keys("echo keys").output == "keys\n"
+        root = sb.path
+        assert isinstance(sb.network_isolated, bool)
+    assert not root.exists()
+    sb.close()  # idempotent
+
+
+@pytest.mark.parametrize("path", ["aw_lookahead", "aw_lookahead.worldmodel"])
+def test_the_deprecated_sync_world_model_still_works(path: str) -> None:
+    from aw_lookahead.trajectory import Trajectory
+    from aw_lookahead.worldmodel import FunctionWorldModel
+
+    with pytest.warns(DeprecationWarning, match=r"SyncWorldModel.*predict_sync"):
+        sync_world_model = importlib.import_module(path).SyncWorldModel
+    traj = Trajectory(domain="terminal")
+    with sync_world_model(FunctionWorldModel(lambda t, a: f"ran {a}")) as wm:
+        assert wm.predict(traj, "ls").observation == "ran ls"
+        assert [p.observation for p in wm.predict_many(traj, ["a"])] == ["ran a"]
+
+
+# Names a framework or Python fixes: LangChain's middleware hooks, and ``aclose`` (async generators,
+# contextlib.aclosing, httpx), whose blocking twin is ``close``.
+FIXED_ASYNC_NAMES = {
+    "aafter_agent", "aafter_model", "abefore_agent", "abefore_model", "aclose",
+    "awrap_model_call", "awrap_tool_call",
+}  # fmt: skip
+
+
+def _members(namespace: Any) -> dict[str, Any]:
+    """The callables the package itself defines on ``namespace`` (not those a base class from
+    a framework brings, such as a Runnable's ``invoke`` / ``ainvoke``)."""
+    members = {name: getattr(namespace, name, None) for name in dir(namespace)}
+    return {
+        name: value
+        for name, value in members.items()
+        if not name.startswith("__")
+        and str(getattr(value, "__module__", "")).startswith("aw_lookahead")
+    }
+
+
+def test_one_async_sync_naming_rule() -> None:
+    """Across every module: a ``*_sync`` function's plain twin is async, no async ``aX`` has
+    a blocking ``X`` beside it (outside the fixed names), no ``Sync*`` wrapper class is defined
+    but the deprecated ones."""
+    deprecated = {entry.target for entry in _deprecated.RENAMED.values()}
+    broken: list[str] = []
+    for info in pkgutil.walk_packages(aw_lookahead.__path__, "aw_lookahead."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        own = {
+            name: value
+            for name, value in vars(module).items()
+            if getattr(value, "__module__", None) == info.name
+        }
+        spaces = [(info.name, own)] + [
+            (f"{info.name}.{name}", _members(value))
+            for name, value in own.items()
+            if inspect.isclass(value)
+        ]
+        for name, value in own.items():
+            if (
+                inspect.isclass(value)
+                and re.match(r"Sync[A-Z]", name)
+                and f"{info.name}:{name}" not in deprecated
+            ):
+                broken.append(f"{info.name}.{name}: a Sync* class; give `_sync` methods")
+        for where, members in spaces:
+            for name, value in members.items():
+                if not callable(value):
+                    continue
+                plain = members.get(name.removesuffix("_sync"))
+                if (
+                    name.endswith("_sync")
+                    and plain is not None
+                    and not inspect.iscoroutinefunction(plain)
+                ):
+                    broken.append(f"{where}.{name}: its plain twin is not async")
+                twin = members.get(name[1:])
+                if (
+                    name.startswith("a")
+                    and name not in FIXED_ASYNC_NAMES
+                    and inspect.iscoroutinefunction(value)
+                    and callable(twin)
+                    and not inspect.iscoroutinefunction(twin)
+                ):
+                    broken.append(f"{where}.{name}: async `a*` beside blocking `{name[1:]}`")
+    assert not broken, "\n".join(sorted(set(broken)))
 
 
 def test_from_import_of_an_old_path_still_works() -> None:

@@ -230,10 +230,10 @@ def _run_middleware(relay: Relay, vllm_server: Any, path: Path) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
     from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder
-    from aw_lookahead.sandbox import SyncTerminalSandbox
+    from aw_lookahead.sandbox import TerminalSandbox
     from langgraph_support import ShellTool, policy, turn
 
-    with SyncTerminalSandbox() as sb:
+    with TerminalSandbox() as sb:
         sb.write_file("creds.txt", f"aws_secret_access_key = {AWS_SECRET}\n")
         shell = ShellTool(sb)
         model = policy(

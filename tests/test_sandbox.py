@@ -14,10 +14,9 @@ import pytest
 from aw_lookahead.errors import DownstreamError, UsageError
 from aw_lookahead.sandbox import (
     CommandResult,
-    SyncTerminalSandbox,
     TerminalSandbox,
     observation,
-    record_trajectory,
+    record_trajectory_sync,
 )
 from aw_lookahead.trajectory import Domain, read_trajectories, write_trajectories
 
@@ -260,9 +259,9 @@ def test_observation_format() -> None:
 
 
 def test_sync_wrapper_and_record_trajectory(tmp_path: Path) -> None:
-    with SyncTerminalSandbox() as sync_sb:
-        assert sync_sb.run("echo $((6 * 7))").output == "42\n"
-    trajectory = record_trajectory(
+    with TerminalSandbox() as sync_sb:
+        assert sync_sb.run_sync("echo $((6 * 7))").output == "42\n"
+    trajectory = record_trajectory_sync(
         ["printf 'b\\na\\n' > x.txt", "sort x.txt", "cat missing.txt"],
         task="sort a file",
         id="t1",

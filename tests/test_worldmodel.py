@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -30,7 +30,6 @@ from aw_lookahead.worldmodel import (
     FunctionWorldModel,
     OpenAIWorldModel,
     Prediction,
-    SyncWorldModel,
     WorldModel,
 )
 
@@ -161,14 +160,14 @@ async def test_model_defaults_to_the_only_served_one(vllm_server: Any) -> None:
 
 @pytest.mark.integration
 def test_sync_wrapper(vllm_server: Any) -> None:
-    with SyncWorldModel(
+    with closing(
         OpenAIWorldModel(
             vllm_server.model, base_url=vllm_server.base_url, max_tokens=8, seed=7, timeout=600
         )
     ) as wm:
-        preds = wm.predict_many(_long_history(1, 5), ["ls", "pwd"])
+        preds = wm.predict_many_sync(_long_history(1, 5), ["ls", "pwd"])
         assert [p.action for p in preds] == ["ls", "pwd"]
-        assert wm.predict(_long_history(1, 5), "ls").observation
+        assert wm.predict_sync(_long_history(1, 5), "ls").observation
 
 
 # ----------------------------------------------------------------------------- faults

@@ -22,6 +22,24 @@ Names are imported lazily, so ``import aw_lookahead`` stays light and a name
 from an optional extra (``VLLMOfflineWorldModel`` needs ``[vllm]``) only
 fails, with the pip line, when used. Names the root exported until this
 release still resolve, with a :class:`DeprecationWarning` naming their home.
+
+One async/sync naming rule holds across the package: the async function or
+method has the plain name and its blocking twin ends in ``_sync``
+(``Lookahead.gate`` / ``gate_sync``, ``BaseWorldModel.predict`` /
+``predict_sync``, ``TerminalSandbox.run`` / ``run_sync``,
+``sandbox.record_trajectory`` / ``record_trajectory_sync``,
+``datagen.terminal.generate_terminal`` / ``generate_terminal_sync``). The
+blocking twins run on a background event loop, so they also work where an
+event loop already runs. Two exceptions keep names fixed outside the package:
+LangChain's hooks (``wrap_tool_call`` / ``awrap_tool_call``, ``invoke`` /
+``ainvoke``), and Python's close protocol where the async close is ``aclose()``
+(async generators, ``contextlib.aclosing``, httpx): there the blocking close
+is ``close()`` (world models, the LangGraph middleware). No class
+exists only to make another blocking: ``SyncWorldModel`` and
+``SyncTerminalSandbox`` are replaced by those ``_sync`` methods and warn for
+one release, as do ``sandbox.arecord_trajectory`` and
+``datagen.terminal.agenerate_terminal`` (now the plain names; the plain names
+were the blocking functions until this release).
 """
 
 from __future__ import annotations
@@ -29,7 +47,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._deprecated import moved_name
+from ._deprecated import moved_name, renamed_attribute
 from ._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
@@ -50,7 +68,6 @@ _EXPORTS: dict[str, str] = {
     "FunctionWorldModel": "aw_lookahead.worldmodel",
     "OpenAIWorldModel": "aw_lookahead.worldmodel",
     "Prediction": "aw_lookahead.worldmodel",
-    "SyncWorldModel": "aw_lookahead.worldmodel",
     "Usage": "aw_lookahead.worldmodel",
     "VLLMOfflineWorldModel": "aw_lookahead.worldmodel",
     "WorldModel": "aw_lookahead.worldmodel",
@@ -107,7 +124,9 @@ __all__ = sorted([*_EXPORTS, "__version__"])  # noqa: PLE0605 - derived on purpo
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        return moved_name(__name__, name, _MOVED)
+        if name in _MOVED:
+            return moved_name(__name__, name, _MOVED)
+        return renamed_attribute(__name__, name)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -163,7 +182,6 @@ if TYPE_CHECKING:
     from .worldmodel import FunctionWorldModel as FunctionWorldModel
     from .worldmodel import OpenAIWorldModel as OpenAIWorldModel
     from .worldmodel import Prediction as Prediction
-    from .worldmodel import SyncWorldModel as SyncWorldModel
     from .worldmodel import Usage as Usage
     from .worldmodel import VLLMOfflineWorldModel as VLLMOfflineWorldModel
     from .worldmodel import WorldModel as WorldModel

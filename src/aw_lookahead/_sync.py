@@ -9,8 +9,10 @@ caller's loop.
 
 * :func:`run_sync` / :func:`submit` use one shared, lazily started loop; every
   sync wrapper of the engine, world models and adapters goes through them.
-* A wrapper that owns resources which must die with it (``SyncTerminalSandbox``)
-  creates its own :class:`LoopThread` and closes it.
+* What owns resources which must die with it (a ``TerminalSandbox`` in
+  blocking use) creates its own :class:`LoopThread` and closes it;
+  :func:`run_on_own_loop` does that for one call, and :func:`own_loop_twin`
+  makes the blocking ``*_sync`` twin of an async function that way.
 
 Guarantees: waiting on a loop from that loop's own thread raises
 :class:`~aw_lookahead.errors.UsageError` instead of hanging, and a coroutine
@@ -20,17 +22,19 @@ refused (closed loop, wrong thread) is closed, never left un-awaited.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from .errors import UsageError
 
-__all__ = ["LoopThread", "run_sync", "submit"]
+__all__ = ["LoopThread", "own_loop_twin", "run_on_own_loop", "run_sync", "submit"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class LoopThread:
@@ -115,3 +119,37 @@ def submit(coro: Coroutine[Any, Any, T]) -> Future[T]:
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     """Run ``coro`` on the shared background loop and wait for its result."""
     return _shared_loop().run(coro, timeout)
+
+
+def run_on_own_loop(coro: Coroutine[Any, Any, T], name: str) -> T:
+    """Run ``coro`` on a fresh :class:`LoopThread` and close it before returning.
+
+    For one-off blocking calls (recording, data generation) whose subprocesses,
+    tasks and worker threads must not outlive the call: as with ``asyncio.run``,
+    whatever is left is cancelled and the default executor shut down. Unlike
+    ``asyncio.run`` it also works while the caller's thread runs an event loop.
+    """
+    try:
+        loop = LoopThread(name)
+    except BaseException:
+        coro.close()
+        raise
+    with loop:
+        return loop.run(coro)
+
+
+def own_loop_twin(fn: Callable[P, Coroutine[Any, Any, T]], loop_name: str) -> Callable[P, T]:
+    """The blocking twin ``<name>_sync`` of the async function ``fn``, with its parameters:
+    each call runs ``fn`` with :func:`run_on_own_loop` on a loop named ``loop_name``."""
+
+    @functools.wraps(fn)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_on_own_loop(fn(*args, **kwargs), loop_name)
+
+    blocking.__name__ = f"{fn.__name__}_sync"
+    blocking.__qualname__ = f"{fn.__qualname__}_sync"
+    blocking.__doc__ = (
+        f"Blocking :func:`{fn.__name__}`, same arguments; safe to call while an event loop "
+        "runs. It runs on a loop of its own, closed (as ``asyncio.run`` does) before it returns."
+    )
+    return blocking

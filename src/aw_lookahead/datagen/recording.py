@@ -19,7 +19,7 @@ from pathlib import Path
 from aw_lookahead._jsonl import read_text_file
 from aw_lookahead.agentworldbench import write_agentworldbench
 from aw_lookahead.errors import UsageError
-from aw_lookahead.sandbox import arecord_trajectory
+from aw_lookahead.sandbox import record_trajectory
 from aw_lookahead.trajectory import Trajectory, TurnSample
 
 __all__ = ["ScriptTask", "parse_record_script", "record_script"]
@@ -73,7 +73,7 @@ async def record_script(
     tasks = parse_record_script(text, source=str(path))
     trajectories = []
     for k, task in enumerate(tasks, start=1):
-        traj = await arecord_trajectory(
+        traj = await record_trajectory(
             task.commands,
             task=task.task,
             timeout=timeout,

@@ -28,7 +28,7 @@ from langgraph.constants import TAG_NOSTREAM
 
 from aw_lookahead.lookahead import Decision
 
-__all__ = ["EVENT_KEY", "agate_traced", "emit", "gate_traced"]
+__all__ = ["EVENT_KEY", "emit", "gate_traced", "gate_traced_sync"]
 
 EVENT_KEY = "aw_lookahead"
 RUN_NAME = "aw_lookahead.world_model"
@@ -83,7 +83,7 @@ def _result(decision: Decision) -> LLMResult:
 _META = {"ls_provider": "aw_lookahead", "ls_model_type": "llm"}
 
 
-async def agate_traced(
+async def gate_traced(
     run: Callable[[], Awaitable[list[Decision]]], calls: Sequence[Mapping[str, Any]]
 ) -> list[Decision]:
     """Await ``run()`` (the decisions for ``calls``) inside one child run per call."""
@@ -105,10 +105,10 @@ async def agate_traced(
     return decisions
 
 
-def gate_traced(
+def gate_traced_sync(
     run: Callable[[], list[Decision]], calls: Sequence[Mapping[str, Any]]
 ) -> list[Decision]:
-    """Blocking :func:`agate_traced`."""
+    """Blocking :func:`gate_traced`."""
     config = _config()
     if not calls or config is None or not config.get("callbacks"):
         return run()

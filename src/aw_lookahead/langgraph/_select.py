@@ -27,7 +27,7 @@ from aw_lookahead._sync import run_sync
 from aw_lookahead.lookahead import Decision, SelectResult
 
 from ._gate import STATE_KEY, Gatekeeper, record
-from ._observe import agate_traced, emit, gate_traced
+from ._observe import emit, gate_traced, gate_traced_sync
 from .convert import message_text
 
 __all__ = ["Candidates"]
@@ -134,7 +134,7 @@ class Candidates:
             box.append(await self._select(firsts))
             return self._in_order(box[0])
 
-        await agate_traced(run, firsts)
+        await gate_traced(run, firsts)
         return self._finish(responses, (callers, firsts, box[0]))
 
     def choose_sync(
@@ -150,5 +150,5 @@ class Candidates:
             box.append(run_sync(self._select(firsts)))
             return self._in_order(box[0])
 
-        gate_traced(run, firsts)
+        gate_traced_sync(run, firsts)
         return self._finish(responses, (callers, firsts, box[0]))

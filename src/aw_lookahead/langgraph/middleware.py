@@ -65,7 +65,7 @@ from ._gate import (
     undecided,
     with_note,
 )
-from ._observe import agate_traced, emit, gate_traced
+from ._observe import emit, gate_traced, gate_traced_sync
 from ._review import answer_instead, ask_person
 from ._select import Candidates
 from .convert import DomainMap
@@ -166,7 +166,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         ai, calls, prior, history = split
         todo = undecided(calls, prior)
         decisions = (
-            gate_traced(lambda: self.gatekeeper.gate_sync(history, todo), todo) if todo else []
+            gate_traced_sync(lambda: self.gatekeeper.gate_sync(history, todo), todo) if todo else []
         )
         return self._update(ai, calls, decisions, prior, runtime)
 
@@ -180,7 +180,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         ai, calls, prior, history = split
         todo = undecided(calls, prior)
         decisions = (
-            await agate_traced(lambda: self.gatekeeper.gate(history, todo), todo) if todo else []
+            await gate_traced(lambda: self.gatekeeper.gate(history, todo), todo) if todo else []
         )
         return self._update(ai, calls, decisions, prior, runtime)
 

@@ -58,7 +58,7 @@ from ._gate import (
     undecided,
     with_note,
 )
-from ._observe import agate_traced, emit, gate_traced
+from ._observe import emit, gate_traced, gate_traced_sync
 from ._review import answer_instead, ask_person
 from .convert import DomainMap
 
@@ -223,7 +223,9 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         ai, calls, prior, history = prep
         todo = undecided(calls, prior)
         new = self._fresh(ai, todo)
-        decisions = gate_traced(lambda: self.gatekeeper.gate_sync(history, new), new) if new else []
+        decisions = (
+            gate_traced_sync(lambda: self.gatekeeper.gate_sync(history, new), new) if new else []
+        )
         self._remember(ai, new, decisions)
         return ai, calls, self._merged(ai, todo), prior
 
@@ -235,7 +237,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         todo = undecided(calls, prior)
         new = self._fresh(ai, todo)
         decisions = (
-            await agate_traced(lambda: self.gatekeeper.gate(history, new), new) if new else []
+            await gate_traced(lambda: self.gatekeeper.gate(history, new), new) if new else []
         )
         self._remember(ai, new, decisions)
         return ai, calls, self._merged(ai, todo), prior

@@ -1,25 +1,38 @@
 """Real executors that produce ground truth for the world model (terminal first).
 
-:class:`TerminalSandbox` is an async, persistent bash session;
-:class:`SyncTerminalSandbox` is its blocking twin; :func:`record_trajectory`
-turns a list of commands into a :class:`~aw_lookahead.trajectory.Trajectory`
-of real observations, formatted by :func:`observation`.
+:class:`TerminalSandbox` is an async, persistent bash session; blocking code
+uses it as a plain context manager with its ``_sync`` methods (``with
+TerminalSandbox() as sb: sb.run_sync(...)``). :func:`record_trajectory`
+(blocking: :func:`record_trajectory_sync`) turns a list of commands into a
+:class:`~aw_lookahead.trajectory.Trajectory` of real observations, formatted by
+:func:`observation`.
+
+Renamed in this release, the old names warn for one release:
+``SyncTerminalSandbox`` (use ``TerminalSandbox`` blocking, as above) and
+``arecord_trajectory`` (now ``record_trajectory``, which was the blocking
+function until this release).
 """
 
 from __future__ import annotations
 
-from ._blocking import SyncTerminalSandbox
+from typing import Any
+
+from aw_lookahead._deprecated import renamed_attribute
+
 from ._keys import SUPPORTED_KEYS
-from .record import arecord_trajectory, record_trajectory
+from .record import record_trajectory, record_trajectory_sync
 from .terminal import DEFAULT_MAX_OUTPUT_BYTES, CommandResult, TerminalSandbox, observation
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
     "SUPPORTED_KEYS",
     "CommandResult",
-    "SyncTerminalSandbox",
     "TerminalSandbox",
-    "arecord_trajectory",
     "observation",
     "record_trajectory",
+    "record_trajectory_sync",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    return renamed_attribute(__name__, name)

@@ -1,9 +1,14 @@
 """Recording a trajectory: commands run in order in one fresh sandbox, real output as observations.
 
-:func:`arecord_trajectory` is the async core; :func:`record_trajectory` its
-blocking twin on a private :class:`~aw_lookahead._sync.LoopThread`, safe to
-call while an event loop runs. The data generators and ``aw-lookahead
+:func:`record_trajectory` is the async core; :func:`record_trajectory_sync`
+its blocking twin on a private :class:`~aw_lookahead._sync.LoopThread`, safe
+to call while an event loop runs. The data generators and ``aw-lookahead
 record`` build on them.
+
+Until this release ``record_trajectory`` was the blocking function and
+``arecord_trajectory`` the async one: a blocking caller now writes
+``record_trajectory_sync``; ``arecord_trajectory`` still works for one release
+with a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations
@@ -11,17 +16,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from aw_lookahead._sync import LoopThread
+from aw_lookahead._deprecated import renamed_attribute
+from aw_lookahead._sync import own_loop_twin
 from aw_lookahead.errors import UsageError
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 
 from .terminal import TerminalSandbox, observation
 
-__all__ = ["arecord_trajectory", "record_trajectory"]
+__all__ = ["record_trajectory", "record_trajectory_sync"]
 
 
-async def arecord_trajectory(
+async def record_trajectory(
     commands: Sequence[str],
     *,
     task: str | None = None,
@@ -70,27 +77,8 @@ async def arecord_trajectory(
     )
 
 
-def record_trajectory(
-    commands: Sequence[str],
-    *,
-    task: str | None = None,
-    domain: Domain | str = Domain.TERMINAL,
-    timeout: float = 10.0,
-    env: Mapping[str, str] | None = None,
-    root: str | Path | None = None,
-    network: bool = False,
-    id: str | None = None,
-) -> Trajectory:
-    """Blocking :func:`arecord_trajectory`; safe to call while an event loop runs."""
-    coro = arecord_trajectory(
-        commands,
-        task=task,
-        domain=domain,
-        timeout=timeout,
-        env=env,
-        root=root,
-        network=network,
-        id=id,
-    )
-    with LoopThread("aw-sandbox-record") as loop:
-        return loop.run(coro)
+record_trajectory_sync = own_loop_twin(record_trajectory, "aw-sandbox-record")
+
+
+def __getattr__(name: str) -> Any:
+    return renamed_attribute(__name__, name)

@@ -62,6 +62,7 @@ from types import TracebackType
 
 from aw_lookahead.errors import DownstreamError, UsageError
 
+from ._blocking import BlockingTwins
 from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, parse_keystrokes
 from ._procs import kill_session as _cleanup
 from ._procs import kill_shell, network_isolation_available, stop_command
@@ -81,12 +82,16 @@ __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandResult", "TerminalSandbox", "obse
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
 
 
-class TerminalSandbox:
+class TerminalSandbox(BlockingTwins):
     """A persistent bash session in a private directory; use as an async context manager.
 
     ``root`` runs the session in an existing directory (left in place on
     close); otherwise a fresh temporary directory is created and removed.
     ``env`` adds to (or overrides) the minimal environment.
+
+    Blocking code uses it as a plain context manager with the ``_sync``
+    methods (``run_sync``, ``send_keys_sync``; see :class:`BlockingTwins`);
+    one sandbox is used one way or the other, never both.
     """
 
     def __init__(
@@ -121,6 +126,7 @@ class TerminalSandbox:
 
     async def start(self) -> TerminalSandbox:
         """Start the shell (done implicitly by the first command); returns ``self``."""
+        self._refuse_blocking_owner()
         if self._closed:
             raise UsageError("this TerminalSandbox is closed; create a new one")
         if self._proc is not None:
@@ -252,6 +258,7 @@ class TerminalSandbox:
     # ------------------------------------------------------------------ internals
 
     async def _ready(self) -> None:
+        self._refuse_blocking_owner()
         if self._proc is None:
             await self.start()
         if self._closed:

@@ -2,19 +2,24 @@
 
 * :class:`OpenAIWorldModel` - any OpenAI-compatible server (vLLM, SGLang, llama.cpp).
 * :class:`FunctionWorldModel` - a Python function (rule simulators, replays, benchmarks).
-* :class:`SyncWorldModel` - blocking wrapper for scripts.
 * :class:`VLLMOfflineWorldModel` - in-process ``vllm.LLM`` batches (extra ``[vllm]``;
   loaded on first access so importing this package never imports vLLM).
+
+The backends are async (``predict``, ``predict_many``, ``aclose``); blocking
+code calls :meth:`BaseWorldModel.predict_sync`, :meth:`~BaseWorldModel.predict_many_sync`
+and :meth:`~BaseWorldModel.close`. ``SyncWorldModel``, the wrapper class they
+replace, warns for one release.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aw_lookahead._deprecated import renamed_attribute
+
 from .base import BaseWorldModel, Prediction, Step, StepWorldModel, Usage, WorldModel
 from .function import FunctionWorldModel
 from .openai_api import DEFAULT_BASE_URL, ModelInfo, OpenAIWorldModel
-from .sync import SyncWorldModel
 
 if TYPE_CHECKING:
     from .offline import VLLMOfflineWorldModel
@@ -28,7 +33,6 @@ __all__ = [
     "Prediction",
     "Step",
     "StepWorldModel",
-    "SyncWorldModel",
     "Usage",
     "VLLMOfflineWorldModel",
     "WorldModel",
@@ -42,4 +46,4 @@ def __getattr__(name: str) -> Any:
         from .offline import VLLMOfflineWorldModel
 
         return VLLMOfflineWorldModel
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return renamed_attribute(__name__, name)

@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError, WorldModelError
 from aw_lookahead.prompts.parse import ParseMethod
 from aw_lookahead.prompts.render import PromptSet, StepMessages, render_step
@@ -310,7 +311,14 @@ async def predict_step(world_model: WorldModel, step: Step) -> list[Prediction |
 class BaseWorldModel(ABC):
     """Convenience base: implement ``model_id`` and ``predict``; ``predict_many`` runs
     the predictions concurrently and settles them (only
-    :class:`~aw_lookahead.errors.WorldModelError` is captured; bugs propagate)."""
+    :class:`~aw_lookahead.errors.WorldModelError` is captured; bugs propagate).
+
+    Blocking code calls :meth:`predict_sync` / :meth:`predict_many_sync` and,
+    when done, :meth:`close`. They run on the package's one shared background
+    event loop (``aw_lookahead._sync.run_sync``, as ``Lookahead.gate_sync``
+    does), so they work from plain scripts and from code that already runs an
+    event loop, and a client the model keeps is opened and closed on that loop.
+    """
 
     @property
     @abstractmethod
@@ -391,3 +399,22 @@ class BaseWorldModel(ABC):
                 raise r
             out.append(r)
         return out
+
+    def predict_sync(self, trajectory: Trajectory, action: Action) -> Prediction:
+        """Blocking :meth:`predict`."""
+        return run_sync(self.predict(trajectory, action))
+
+    def predict_many_sync(
+        self, trajectory: Trajectory, actions: Sequence[Action]
+    ) -> list[Prediction]:
+        """Blocking :meth:`predict_many`: raises the first failure's ``WorldModelError``
+        (``await predict_many(..., return_exceptions=True)`` settles them instead)."""
+        return run_sync(self.predict_many(trajectory, actions))
+
+    def close(self) -> None:
+        """Blocking close: the model's ``aclose()``, if it has one, on the loop the
+        ``_sync`` methods use. (A model with its own blocking ``close``, such as
+        ``VLLMOfflineWorldModel``, overrides this.)"""
+        aclose = getattr(self, "aclose", None)
+        if aclose is not None:
+            run_sync(aclose())

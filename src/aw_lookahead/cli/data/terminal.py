@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from typing import Any
 
@@ -53,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
     from aw_lookahead.datagen.terminal import generate_terminal, stderr_progress
 
     refuse_existing_data(args)
-    manifest = generate_terminal(
-        args.n,
-        seed=args.seed,
-        out=args.out,
-        workers=args.workers,
-        timeout=args.timeout,
-        progress=stderr_progress("data terminal"),
+    manifest = asyncio.run(
+        generate_terminal(
+            args.n,
+            seed=args.seed,
+            out=args.out,
+            workers=args.workers,
+            timeout=args.timeout,
+            progress=stderr_progress("data terminal"),
+        )
     )
     if args.json:
         print(json.dumps(manifest.model_dump(), sort_keys=True))

@@ -4,11 +4,26 @@
 server session), ``content`` the randomised workspace contents, ``servers``
 where the real servers come from, ``families/`` one module per server, and
 ``generator`` drives them and writes the split dataset (see its docstring for
-the guarantees).
+the guarantees): :func:`generate_mcp` (async) and :func:`generate_mcp_sync`
+(blocking).
 """
 
 from __future__ import annotations
 
-from .generator import MCP_FAMILIES, MCP_SERVERS, families_for, generate_mcp, record_mcp
+from .generator import (
+    MCP_FAMILIES,
+    MCP_SERVERS,
+    families_for,
+    generate_mcp,
+    generate_mcp_sync,
+    record_mcp,
+)
 
-__all__ = ["MCP_FAMILIES", "MCP_SERVERS", "families_for", "generate_mcp", "record_mcp"]
+__all__ = [
+    "MCP_FAMILIES",
+    "MCP_SERVERS",
+    "families_for",
+    "generate_mcp",
+    "generate_mcp_sync",
+    "record_mcp",
+]

@@ -19,6 +19,8 @@ Guarantees:
 * The filesystem and git servers are confined to the trajectory's directory,
   so each trajectory starts its own (they take their confinement at start);
   one memory server per worker is reused, its graph file emptied per trajectory.
+
+:func:`generate_mcp` is async; :func:`generate_mcp_sync` is its blocking twin.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any, TextIO
 import anyio
 
 from aw_lookahead._progress import ProgressCallback
+from aw_lookahead._sync import own_loop_twin
 from aw_lookahead.datagen.split import DatasetManifest, split_families, write_split
 from aw_lookahead.errors import ConfigError, DownstreamError
 from aw_lookahead.trajectory import Trajectory, Turn
@@ -48,7 +51,14 @@ from .families.memory import MEMORY_FAMILIES, MemoryWorkspace
 from .servers import FILESYSTEM_PACKAGE, MEMORY_PACKAGE, git_mcp_server, npm_mcp_server
 from .session import Family, ServerSession, open_session, pick
 
-__all__ = ["MCP_FAMILIES", "MCP_SERVERS", "families_for", "generate_mcp", "record_mcp"]
+__all__ = [
+    "MCP_FAMILIES",
+    "MCP_SERVERS",
+    "families_for",
+    "generate_mcp",
+    "generate_mcp_sync",
+    "record_mcp",
+]
 
 MCP_SERVERS: tuple[str, ...] = ("filesystem", "git", "memory")
 MCP_FAMILIES: tuple[Family, ...] = (*FS_FAMILIES, *GIT_FAMILIES, *MEMORY_FAMILIES)
@@ -286,3 +296,6 @@ async def generate_mcp(
         seed=seed,
         extra=extra,
     )
+
+
+generate_mcp_sync = own_loop_twin(generate_mcp, "aw-datagen-mcp")

@@ -3,20 +3,25 @@
 ``spec`` is the vocabulary of a task template, ``families/`` the templates
 themselves (importing the generator registers them all), ``generator`` runs
 them in sandboxes and writes the split dataset (see its docstring for the
-guarantees).
+guarantees): :func:`generate_terminal` (async) and
+:func:`generate_terminal_sync` (blocking).
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from aw_lookahead._deprecated import renamed_attribute
 
 from .generator import (
     FAMILIES,
     GENERATOR,
     HOME,
     SANDBOX_ENV,
-    agenerate_terminal,
     build_task,
     family_order,
     generate_terminal,
+    generate_terminal_sync,
     normalise_output,
     stderr_progress,
 )
@@ -26,10 +31,14 @@ __all__ = [
     "GENERATOR",
     "HOME",
     "SANDBOX_ENV",
-    "agenerate_terminal",
     "build_task",
     "family_order",
     "generate_terminal",
+    "generate_terminal_sync",
     "normalise_output",
     "stderr_progress",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    return renamed_attribute(__name__, name)

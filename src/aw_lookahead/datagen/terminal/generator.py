@@ -1,13 +1,16 @@
 """Terminal training data: template tasks run in real bash sandboxes, split by family.
 
-:func:`agenerate_terminal` draws ``n`` tasks from the registered families
+:func:`generate_terminal` draws ``n`` tasks from the registered families
 (:data:`FAMILIES`, at least 50: files, text tools, pipes and redirections,
 shell state, Python, git, make, unittest, tar/gzip, permissions), runs each in
 a fresh :class:`~aw_lookahead.sandbox.TerminalSandbox` through
-:func:`~aw_lookahead.sandbox.arecord_trajectory`, and writes
+:func:`~aw_lookahead.sandbox.record_trajectory`, and writes
 ``train/validation/test.jsonl`` plus ``manifest.json`` with
 :func:`~aw_lookahead.datagen.write_split` (test families are never trained
 on), and ``agentworldbench/test.jsonl`` (one record per test turn).
+:func:`generate_terminal_sync` is its blocking twin. (Until this release
+``generate_terminal`` was the blocking function and ``agenerate_terminal`` the
+async one; that old name warns for one release.)
 
 Guarantees:
 
@@ -39,12 +42,15 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from aw_lookahead._deprecated import renamed_attribute
 from aw_lookahead._progress import ProgressCallback, line_progress
+from aw_lookahead._sync import own_loop_twin
 from aw_lookahead.agentworldbench import write_agentworldbench
 from aw_lookahead.datagen.split import DatasetManifest, split_families, write_split
 from aw_lookahead.errors import UsageError
-from aw_lookahead.sandbox import arecord_trajectory
+from aw_lookahead.sandbox import record_trajectory
 from aw_lookahead.training.classify import ClassifyConfig, classify_trajectory, retry_turns
 from aw_lookahead.trajectory import Trajectory, TurnSample
 
@@ -56,10 +62,10 @@ __all__ = [
     "GENERATOR",
     "HOME",
     "SANDBOX_ENV",
-    "agenerate_terminal",
     "build_task",
     "family_order",
     "generate_terminal",
+    "generate_terminal_sync",
     "normalise_output",
     "stderr_progress",
 ]
@@ -129,7 +135,7 @@ async def _record(
 ) -> Trajectory:
     await asyncio.to_thread(_seed_files, root, spec)
     try:
-        traj = await arecord_trajectory(
+        traj = await record_trajectory(
             [s.command for s in spec.steps],
             task=spec.task,
             env=SANDBOX_ENV,
@@ -175,7 +181,7 @@ def _filter(traj: Trajectory, stats: Counter[str]) -> Trajectory | None:
     return traj
 
 
-async def agenerate_terminal(
+async def generate_terminal(
     n: int,
     *,
     seed: int,
@@ -238,6 +244,9 @@ async def agenerate_terminal(
     return manifest
 
 
+generate_terminal_sync = own_loop_twin(generate_terminal, "aw-datagen-terminal")
+
+
 def _summary(trajs: Sequence[Trajectory]) -> dict[str, object]:
     turns = [t for traj in trajs for t in traj.turns]
     mistakes = [t for t in turns if t.metadata.get("mistake")]
@@ -251,23 +260,10 @@ def _summary(trajs: Sequence[Trajectory]) -> dict[str, object]:
     }
 
 
-def generate_terminal(
-    n: int,
-    *,
-    seed: int,
-    out: str | Path,
-    workers: int = 2,
-    timeout: float = 10.0,
-    progress: Progress | None = None,
-) -> DatasetManifest:
-    """Blocking :func:`agenerate_terminal`."""
-    return asyncio.run(
-        agenerate_terminal(
-            n, seed=seed, out=out, workers=workers, timeout=timeout, progress=progress
-        )
-    )
-
-
 def stderr_progress(label: str = "terminal") -> Progress:
     """A progress callback printing about twenty lines to stderr over a run."""
     return line_progress(label, "tasks")
+
+
+def __getattr__(name: str) -> Any:
+    return renamed_attribute(__name__, name)
