@@ -148,6 +148,7 @@ def test_no_planted_secret_reaches_the_server_or_disk(
     traj_file.write_text(_trajectory_line() + "\n")
     argv = ["simulate", f"PASSWORD={PASSWORD} ./deploy.sh", "--trajectory", str(traj_file)]
     argv += ["--base-url", relay.url, "--model", vllm_server.model, "--max-tokens", "16"]
+    argv += ["--timeout", "600"]  # a busy machine can miss the 60 s default
     assert main([*argv, "--json"]) == 0
     after_simulate = len(relay.bodies)
     assert after_simulate > 0
