@@ -55,6 +55,29 @@ def test_missing_file_and_permission_denied(tmp_path: Path) -> None:
     assert "shell.permission_denied" in names(out)
 
 
+def test_a_program_reporting_an_error_in_its_own_name_is_a_failure(tmp_path: Path) -> None:
+    """Real output of the ``prog: message`` form, from commands the action runs."""
+    (tmp_path / "app.conf").write_text("region=oak\n")
+    (tmp_path / "f.txt").write_text("a line\n")
+    failing = ["sed -i 's/oak/elm' app.conf", "sort --bogus f.txt", "tar -tzf f.txt | head -1"]
+    for cmd in failing:
+        out = sh(cmd, tmp_path)
+        assert any(
+            s.name == "shell.program_error" or s.outcome is Outcome.FAILURE
+            for s in rule_signals(TERM, cmd, out)
+        ), (cmd, out)
+    sed = sh(failing[0], tmp_path)
+    [sig] = rule_signals(TERM, failing[0], sed)
+    assert sig.name == "shell.program_error"
+    assert (sig.matched or "").startswith("sed: -e expression")
+    fine = ["grep -H line f.txt", "echo 'sed: not an error'", "wc -l f.txt", "cat f.txt"]
+    for cmd in fine:
+        out = sh(cmd, tmp_path)
+        assert not [s for s in rule_signals(TERM, cmd, out) if s.outcome is Outcome.FAILURE], out
+    warned = "$ tar -czf b.tgz /etc/hostname\ntar: Removing leading `/' from member names\n"
+    assert not rule_signals(TERM, "tar -czf b.tgz /etc/hostname", warned)
+
+
 def test_nonzero_exit_hints(tmp_path: Path) -> None:
     out = sh(
         f"{sys.executable} -c \"import subprocess; subprocess.run(['false'], check=True)\"",

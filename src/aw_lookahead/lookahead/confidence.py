@@ -32,14 +32,13 @@ the measurements behind the choice.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from aw_lookahead.trajectory import Action
 from aw_lookahead.worldmodel.base import Prediction
 
 from .routing import terminal_command_text
-from .shell_parse import parse_script
+from .shell_parse import program_names
 from .types import Verdict
 
 __all__ = ["failure_starters", "token_p_failure"]
@@ -48,7 +47,6 @@ _ERROR_WORDS = frozenset(
     {"Error", "ERROR", "error", "fatal", "Fatal", "Traceback", "usage", "Usage",
      "bash", "sh", "zsh", "dash", "FAILED", "FAIL", "Exception"}
 )  # fmt: skip
-_WORD = re.compile(r"[A-Za-z_][\w.+-]*")
 
 
 def _decision_offset(observation: str, verdict: Verdict) -> int:
@@ -71,14 +69,7 @@ def failure_starters(action: Action) -> frozenset[str]:
     if isinstance(action, dict) and "name" in action and "keystrokes" not in action:
         return _ERROR_WORDS
     text = terminal_command_text(action)
-    if not text:
-        return _ERROR_WORDS
-    names = set()
-    for command in parse_script(text).commands:
-        if command.words:
-            base = command.words[0].rsplit("/", 1)[-1]
-            names.update(_WORD.findall(base)[:1])
-    return _ERROR_WORDS | names
+    return _ERROR_WORDS | program_names(text) if text else _ERROR_WORDS
 
 
 def _starts_failure(token: str, starters: frozenset[str]) -> bool:

@@ -27,6 +27,7 @@ risk       deleted / overwritten data, killed          all
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -40,6 +41,7 @@ from ._json_signals import json_signals as _json_signals
 from ._mcp_text import MCP_TEXT_RULES
 from .destructive import destructive_command
 from .routing import terminal_command_text
+from .shell_parse import program_names
 from .tool_effects import tool_call, tool_risk
 from .types import SEVERITY, Outcome, Signal, Verdict
 
@@ -246,6 +248,35 @@ def _normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=256)
+def _program_error_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        rf"^(?:-?[a-z]*sh: (?:line \d+: )?)?(?:{alternatives}): "
+        r"(?!.*\b(?:warning|Removing leading)\b)",
+        re.MULTILINE | re.IGNORECASE,
+    )
+
+
+def _program_error(action: Action, observation: str) -> Signal | None:
+    """A line in the ``prog: message`` form of a program the action runs: its error report
+    (``sed: -e expression #1, char 9: unterminated `s' command``); warnings excepted."""
+    text = terminal_command_text(action)
+    names = program_names(text) if text and ": " in observation else frozenset()
+    if not names:
+        return None
+    m = _program_error_pattern(tuple(sorted(names))).search(observation)
+    if m is None:
+        return None
+    return Signal(
+        source="rule",
+        name="shell.program_error",
+        outcome=F,
+        matched=_line_of(observation, m.start(), m.end()),
+        detail="the program reported an error",
+    )
+
+
 def rule_signals(
     trajectory: Trajectory,
     action: Action,
@@ -269,6 +300,10 @@ def rule_signals(
                         detail=rule.detail,
                     )
                 )
+    if "shell" in names and not any(s.outcome is F for s in signals):
+        signal = _program_error(action, observation)
+        if signal is not None:
+            signals.append(signal)
     if "mcp" in names:
         signals.extend(_json_signals(_json_payload(observation)))
     if "gui" in names and trajectory.domain in _GUI_DOMAINS and trajectory.turns:

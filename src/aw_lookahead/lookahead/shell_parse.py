@@ -41,6 +41,7 @@ __all__ = [
     "Redirect",
     "Script",
     "parse_script",
+    "program_names",
     "shell_quote_dyn",
 ]
 
@@ -318,3 +319,22 @@ def parse_script(text: str) -> Script:
     if root.has_error and not script.problems:
         script.problems.append("the text does not parse as shell")
     return script
+
+
+_NAME = re.compile(r"[A-Za-z_][\w.+-]*")
+
+
+def program_names(text: str) -> frozenset[str]:
+    """The programs a shell text runs, by base name (``/usr/bin/sed`` reads ``sed``).
+
+    They are the names a failing program puts before its message (``sed: -e
+    expression ...``), so they read a failure in terminal output and start one
+    in a prediction.
+    """
+    names = set()
+    for command in parse_script(text).commands:
+        if command.words:
+            found = _NAME.match(command.words[0].rsplit("/", 1)[-1])
+            if found:
+                names.add(found.group(0))
+    return frozenset(names)
