@@ -55,7 +55,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple
 from urllib.parse import quote, quote_plus, unquote
 
 from ._redact_rules import WORD_START, Rule, builtin_rules, secret_field
@@ -67,6 +67,7 @@ __all__ = [
     "default_redactor",
     "redact_messages",
     "redact_messages_off_loop",
+    "redact_off_loop",
     "redact_record",
     "redact_text",
     "set_default_redactor",
@@ -78,6 +79,8 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 _PLACEHOLDER_PREFIX = "[REDACTED_"
 _MEMO_SIZE = 4096
 _OFF_LOOP_CHARS = 32 * 1024
+_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
 _MAX_VIEW = 64 * 1024
 """Longer texts are not decoded (URL, base64) and scanned again: the size cap on that work."""
 # Base64 of at least 18 bytes, standard or URL-safe; a run is read once (possessive).
@@ -342,18 +345,24 @@ def redact_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
     return default_redactor().messages(messages)
 
 
-async def redact_messages_off_loop(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """:func:`redact_messages` for async servers: a large request is redacted in a worker thread.
+async def redact_off_loop(size: int, fn: Callable[[*_Ts], _T], *args: *_Ts) -> _T:
+    """``fn(*args)``, work that redacts about ``size`` characters, for async servers.
 
-    Redaction is linear in the text, but a request with a big tool argument
-    still costs milliseconds of CPU; off the event loop, other sessions of a
-    proxy or server keep being served meanwhile.
+    Redaction is linear in the text, but a big tool argument or record still
+    costs milliseconds of CPU: from 32 KiB on, ``fn`` runs in a worker thread,
+    so other sessions of a proxy or server keep being served meanwhile; below
+    that, the hop to a thread would cost more than it saves.
     """
+    if size < _OFF_LOOP_CHARS:
+        return fn(*args)
+    return await asyncio.to_thread(fn, *args)
+
+
+async def redact_messages_off_loop(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`redact_messages` for async servers: a large request is redacted in a worker thread."""
     items = list(messages)
     size = sum(len(str(m.get("content") or "")) for m in items)
-    if size < _OFF_LOOP_CHARS:
-        return redact_messages(items)
-    return await asyncio.to_thread(redact_messages, items)
+    return await redact_off_loop(size, redact_messages, items)
 
 
 def redact_record(value: Any) -> Any:
