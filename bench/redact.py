@@ -14,7 +14,8 @@ ordinary tool output (the baseline of the same run), inputs built to make
 regular expressions backtrack (runs of PEM headers, JWT-like runs, base64
 after an AWS word, URLs full of colons, runs of dashes), each against the
 50 ms target, and inputs dense with real secrets (one every 18 to 24
-characters), whose cost is the replacements themselves and grows linearly.
+characters): one secret repeated (each distinct secret is decided once, then
+the text is spliced in bulk) and all of them distinct (a placeholder each).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def _adversarial(size: int) -> dict[str, tuple[str, bool]]:
     def fill(unit: str, head: str = "") -> str:
         return (head + unit * (size // len(unit) + 1))[:size]
 
+    n = size // len("password=v0000000x ")  # as many distinct secrets as fit
+
     return {
         "ordinary output (baseline)": (fill("src/mod.py:12: def f(x): return x  # code\n"), True),
         "PEM headers, no end": (fill("-----BEGIN RSA PRIVATE KEY-----x"), True),
@@ -64,6 +67,7 @@ def _adversarial(size: int) -> dict[str, tuple[str, bool]]:
         "dense: password=...": (fill("password=hunter2x "), False),
         "dense: Bearer ...": (fill("Bearer abcdefghijklmnop "), False),
         "dense: JWTs": (fill("eyJhbGciOi.eyJ"), False),
+        "dense: distinct password=": ("".join(f"password=v{i:07d}x " for i in range(n)), False),
     }
 
 

@@ -1,4 +1,5 @@
-"""The proxy keeps clients apart: preview tokens, histories, instructions, candidate caps.
+"""The proxy keeps clients apart: preview tokens, histories, instructions, candidate caps,
+and one session's large shadow record never holds up another's calls.
 
 Clients are real MCP sessions over streamable HTTP (uvicorn on a free port)
 in front of a real downstream MCP server started over stdio.
@@ -7,7 +8,9 @@ in front of a real downstream MCP server started over stdio.
 from __future__ import annotations
 
 import json
+import secrets
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,6 +34,7 @@ from aw_lookahead.mcp import (
     build_server,
     serve_http,
 )
+from aw_lookahead.redact import Redactor, set_default_redactor
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
 
@@ -271,3 +275,57 @@ async def test_lookahead_candidates_are_capped() -> None:
     assert "at most 4" in text(many)
     assert not fine.is_error
     assert len(calls) == 4  # the refused call reached no model
+
+
+class HeldRedactor(Redactor):
+    """Redacts as usual, but holds a record that carries ``marker`` until ``release`` is set."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__()
+        self.marker = marker
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def record(self, value: Any) -> Any:
+        if self.marker in json.dumps(value):
+            self.threads.append(threading.current_thread())
+            self.entered.set()
+            self.release.wait(120)
+        return super().record(value)
+
+
+async def test_a_large_shadow_record_does_not_hold_up_other_sessions(tmp_path: Path) -> None:
+    # Alice's record is held inside redaction; Bob's call must be served meanwhile. Were
+    # the write on the event loop, the loop would wait for the watchdog's release and Bob's
+    # call could only end after it: the check is on that order, not on a duration.
+    marker = f"LARGE-{secrets.token_hex(6)}"
+    redactor = HeldRedactor(marker)
+    set_default_redactor(redactor)  # the shadow log's JsonlWriter takes it at construction
+    log = tmp_path / "shadow.jsonl"
+    loop_thread = threading.current_thread()
+    watchdog = threading.Timer(60, redactor.release.set)  # only ends a hang on the old code
+    watchdog.start()
+    try:
+        async with (
+            proxy_over_http(tmp_path, ProxyMode.SHADOW, Recorder(), shadow_log=log) as (url, _),
+            Client(url, mode="legacy") as alice,
+            Client(url, mode="legacy") as bob,
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(alice.call_tool, "note", {"text": marker + "x" * 40_000})
+            await anyio.to_thread.run_sync(redactor.entered.wait)
+            served = await bob.call_tool("note", {"text": "small"})
+            bob_served_while_held = not redactor.release.is_set()
+            redactor.release.set()
+    finally:
+        watchdog.cancel()
+        redactor.release.set()
+        set_default_redactor(None)
+    assert not served.is_error, text(served)
+    assert bob_served_while_held
+    assert redactor.threads == [redactor.threads[0]]
+    assert redactor.threads[0] is not loop_thread
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    texts = sorted(len(r["action"]["arguments"]["text"]) for r in records)
+    assert texts == [len("small"), len(marker) + 40_000]  # both written, the large one whole

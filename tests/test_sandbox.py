@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +18,7 @@ from aw_lookahead.errors import DownstreamError, UsageError
 from aw_lookahead.sandbox import (
     CommandResult,
     TerminalSandbox,
+    _cgroup,
     observation,
     record_trajectory_sync,
 )
@@ -220,12 +224,84 @@ async def test_close_does_not_hang_on_an_untagged_pipe_holder() -> None:
     try:
         await sb.run(f"(setsid env -i bash -c 'sleep 300; : {marker}' &)")
         assert await _eventually(lambda: bool(_with_marker(marker)))
-        # Documented limit: a process that clears its environment survives close(),
-        # but it must not make close() wait for it.
+        # Without a cgroup (documented limit) a process that clears its environment
+        # survives close(), but it must not make close() wait for it.
         await asyncio.wait_for(sb.close(), 60)
     finally:
         for pid in _with_marker(marker):
             os.kill(pid, 9)
+
+
+# Ways out that also drop the session marker: only the session's cgroup still holds them.
+_UNMARKED_ESCAPES = {
+    "env-u-setsid": "(env -u AW_SANDBOX_SESSION setsid bash -c 'sleep 300; : {m}' &)",
+    "env-i-setsid": "(setsid env -i bash -c 'sleep 300; : {m}' >/dev/null 2>&1 &)",
+    "python-double-fork": (
+        f'{sys.executable} -c \'import os; os.environ.pop("AW_SANDBOX_SESSION"); '
+        "os.fork() and os._exit(0); os.setsid(); os.fork() and os._exit(0); "
+        'os.execvp("bash", ["bash", "-c", "sleep 300; : {m}"])\''
+    ),
+}
+
+
+def _escaped_shell(marker: str) -> list[int]:
+    """The escaped ``bash -c 'sleep 300; : marker'`` (not the processes that started it)."""
+    found = []
+    for pid in _with_marker(marker):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"bash\0-c\0sleep"):
+                found.append(pid)
+    return found
+
+
+def _cgroup_leaf(pid: int) -> Path:
+    """The cgroup v2 directory of ``pid`` (its parent is the test process's own cgroup)."""
+    name = Path(f"/proc/{pid}/cgroup").read_text().splitlines()[-1].rpartition("/")[2]
+    return _cgroup._own_cgroup_dir() / name
+
+
+def _exists(path: Path) -> bool:
+    return path.exists()
+
+
+@pytest.mark.parametrize("how", sorted(_UNMARKED_ESCAPES))
+async def test_close_kills_children_that_dropped_the_marker(how: str) -> None:
+    marker = f"aw-unmarked-{how}-{os.getpid()}-{time.monotonic_ns()}"
+    sb = await TerminalSandbox().start()
+    try:
+        if sb.cleanup != "cgroup":
+            pytest.skip(f"no writable cgroup v2 here (cleanup={sb.cleanup!r})")
+        await sb.run(_UNMARKED_ESCAPES[how].format(m=marker))
+        assert await _eventually(lambda: bool(_escaped_shell(marker)))
+        leaf = _cgroup_leaf(_escaped_shell(marker)[0])
+        assert leaf.name.startswith("aw-sandbox-")
+        await asyncio.wait_for(sb.close(), 60)
+        survived = not await _eventually(lambda: not _with_marker(marker))
+    finally:
+        await sb.close()
+        for pid in _with_marker(marker):
+            os.kill(pid, 9)
+    assert not survived
+    assert not _exists(leaf)  # the leaf is removed too
+
+
+async def test_without_a_cgroup_the_fallback_is_named_and_warned_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def no_cgroup() -> Path:
+        raise OSError("no cgroup v2 hierarchy (test)")
+
+    monkeypatch.setattr(_cgroup, "_state", {})
+    monkeypatch.setattr(_cgroup, "_own_cgroup_dir", no_cgroup)
+    caplog.set_level(logging.WARNING, logger="aw_lookahead")
+    for _ in range(2):
+        async with TerminalSandbox() as sb:
+            assert sb.cleanup == "marker"
+            assert (await sb.run("echo ok")).output == "ok\n"
+    warned = [r.getMessage() for r in caplog.records if "no cgroup to contain" in r.getMessage()]
+    assert len(warned) == 1
+    assert "no cgroup v2 hierarchy (test)" in warned[0]
+    assert "AW_SANDBOX_SESSION" in warned[0]
 
 
 async def test_network_is_isolated_when_possible() -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field"]
+__all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field", "starts_word"]
 
 # Names that say "this value is a secret", shared by text assignments and JSON keys.
 _SECRET_WORDS = (
@@ -61,6 +61,11 @@ _VALUE = (
     r"|(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
     r"(?P<secret>[^\s\"'\\,;&}\]\)>]{3,}+))"
 )
+_VALUE_ANY_CASE = _VALUE.replace("None", "none")  # the same under (?i), and lower-case
+_VALUE_GROUPS = ("secret", "dq", "sq")
+"""The named groups that hold the value to replace, in the order they are looked at."""
+_SCAN_EVERY = 256
+"""An anchored rule with more anchors than one per this many characters scans instead."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ class Rule:
     """The placeholder's word; empty means ``kind``."""
     hints: tuple[str, ...] = ()
     """Lower-case substrings one of which any match contains: a cheap test that skips the regex."""
+    near: bool = False
+    """The hints are words near a match, not in it; then a placeholder's words count too."""
     word_start: bool = False
     """The match must not follow an ASCII letter, digit or underscore (checked here, not in the
     regex, so the regex keeps its literal prefix and scans fast). Any other letter, an ``é`` or a
@@ -83,6 +90,19 @@ class Rule:
     as case-insensitive alternations that the regex engine cannot scan for quickly)."""
     anchors: tuple[str, ...] = ()
     """Lower-case substrings where matches start; empty means ``hints``."""
+    scan: re.Pattern[str] | None = field(default=None, init=False, compare=False)
+    """For an anchored ``(?i)`` rule: its pattern without ``(?i)``, run over the lower-cased
+    text when that is ASCII and the anchors are many (same matches, same spans: the pattern is
+    written in lower case), so the regex engine scans instead of one call per anchor."""
+    groups: tuple[str, ...] = field(default=(), init=False, compare=False)
+    """The value groups this pattern has (``secret``, ``dq``, ``sq``), first found is replaced."""
+
+    def __post_init__(self) -> None:
+        source = self.regex.pattern
+        if self.anchored and source.startswith("(?i)"):
+            object.__setattr__(self, "scan", re.compile(source[4:]))
+        names = tuple(g for g in _VALUE_GROUPS if g in self.regex.groupindex)
+        object.__setattr__(self, "groups", names)
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
@@ -93,6 +113,50 @@ class Rule:
         return not self.hints or any(
             hint in lower for hint in self.hints if not ascii_only or hint.isascii()
         )
+
+    def value_span(self, match: re.Match[str]) -> tuple[int, int]:
+        """Where the value to replace is in ``match``'s string: the first non-empty value group
+        (the whole match when the pattern has none)."""
+        for name in self.groups:
+            start, end = match.span(name)
+            if end > start:
+                return start, end
+        return match.span()
+
+    def matches(self, text: str, lower: str) -> list[re.Match[str]]:
+        """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
+
+        Their spans index ``text`` (a match of :attr:`scan` is one on ``lower``,
+        with the same spans). Matches that fail :attr:`word_start` are left out.
+        """
+        if not self.anchored or len(lower) != len(text):
+            found = list(self.regex.finditer(text))
+        elif (starts := self._anchor_starts(lower)) is None:
+            assert self.scan is not None
+            found = list(self.scan.finditer(lower))
+        else:
+            found = []
+            for at in starts:
+                match = self.regex.match(text, at) if not found or at >= found[-1].end() else None
+                if match is not None:
+                    found.append(match)
+        if not self.word_start:
+            return found
+        return [m for m in found if starts_word(text, m.start())]
+
+    def _anchor_starts(self, lower: str) -> list[int] | None:
+        """Where the anchors are, in order; None past one per ``_SCAN_EVERY`` characters of
+        ASCII text when :attr:`scan` can take over."""
+        limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
+        starts: set[int] = set()
+        for hint in self.anchors or self.hints:
+            at = lower.find(hint)
+            while at >= 0:
+                starts.add(at)
+                if len(starts) == limit and lower.isascii():
+                    return None
+                at = lower.find(hint, at + 1)
+        return sorted(starts)
 
 
 def _mixed(value: str) -> bool:
@@ -127,6 +191,14 @@ _ARGS = r"[^\n|;&]{0,512}?"  # the rest of one simple command, bounded
 _START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
 WORD_START = re.compile(_START)
 """Matches at a position where a token may start (see ``Rule.word_start``)."""
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def starts_word(text: str, at: int) -> bool:
+    """Whether :data:`WORD_START` matches ``text`` at ``at``, without a regex call."""
+    if at == 0 or text[at - 1] not in _WORD_CHARS:
+        return True
+    return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"
 
 
 def builtin_rules() -> list[Rule]:
@@ -205,7 +277,7 @@ def builtin_rules() -> list[Rule]:
         Rule(
             "azure_key",
             r(
-                r"(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*"
+                r"(?i)(?:accountkey|sharedaccesskey|sharedaccesssignature)\s*=\s*"
                 r"(?P<secret>[^;\s\"'\\]{8,}+)"
             ),
             label="secret",
@@ -251,6 +323,7 @@ def builtin_rules() -> list[Rule]:
             _mixed,
             # A bare 40-character string is only taken for an AWS secret near an AWS word.
             hints=("aws", "akia", "asia", "secret"),
+            near=True,
         ),
         Rule(
             "secret_flag",
@@ -313,7 +386,7 @@ def builtin_rules() -> list[Rule]:
             "secret_field",
             r(
                 rf"(?i)(?:{_SECRET_WORDS}|{_LOCAL_WORDS})(?:[_-](?:key|value|hash|b64|base64))?\b"
-                r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE
+                r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE_ANY_CASE
             ),
             label="secret",
             anchored=True,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 
 __all__ = ["KnownSecrets"]
 
@@ -39,22 +40,31 @@ class KnownSecrets:
         self._lock = threading.Lock()
         self.generation = 0
 
-    def learn(self, secret: str, stand_in: str) -> bool:
-        """Remember ``secret`` (replaced by ``stand_in``); False when it is not kept."""
-        if (
-            not _MIN_LEN <= len(secret) <= _MAX_LEN
-            or secret.startswith(self._prefix)
-            or (secret.isalpha() and secret.isascii())
-            or secret in self._entries
-        ):
-            return False
+    def learn(self, pairs: Iterable[tuple[str, str]]) -> bool:
+        """Remember each ``(secret, placeholder)``; True when any was new and kept.
+
+        A whole batch (the secrets one text held) takes the lock once.
+        """
+        kept = [
+            (secret, stand_in)
+            for secret, stand_in in pairs
+            if _MIN_LEN <= len(secret) <= _MAX_LEN
+            and not secret.startswith(self._prefix)
+            and not (secret.isalpha() and secret.isascii())
+        ]
+        learned = False
         with self._lock:
-            self.generation += 1
-            self._entries[secret] = (stand_in, self.generation)
-            if len(self._entries) > _MAX_COUNT:
-                self._entries.popitem(last=False)
-            self._pattern = None
-        return True
+            for secret, stand_in in kept:
+                if secret in self._entries:
+                    continue
+                self.generation += 1
+                self._entries[secret] = (stand_in, self.generation)
+                if len(self._entries) > _MAX_COUNT:
+                    self._entries.popitem(last=False)
+                learned = True
+            if learned:
+                self._pattern = None
+        return learned
 
     def learned_since(self, generation: int) -> list[tuple[str, str]]:
         """The ``(secret, placeholder)`` pairs learned after ``generation``."""

@@ -47,7 +47,6 @@ import asyncio
 import base64
 import binascii
 import functools
-import hashlib
 import hmac
 import os
 import re
@@ -55,10 +54,11 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple
 from urllib.parse import quote, quote_plus, unquote
 
-from ._redact_rules import WORD_START, Rule, builtin_rules, secret_field
+from ._bulk_redaction import BULK_CHARS, HintWords, splice
+from ._redact_rules import Rule, builtin_rules, secret_field
 from ._seen_secrets import KnownSecrets
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "default_redactor",
     "redact_messages",
     "redact_messages_off_loop",
+    "redact_off_loop",
     "redact_record",
     "redact_text",
     "set_default_redactor",
@@ -78,6 +79,8 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 _PLACEHOLDER_PREFIX = "[REDACTED_"
 _MEMO_SIZE = 4096
 _OFF_LOOP_CHARS = 32 * 1024
+_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
 _MAX_VIEW = 64 * 1024
 """Longer texts are not decoded (URL, base64) and scanned again: the size cap on that work."""
 # Base64 of at least 18 bytes, standard or URL-safe; a run is read once (possessive).
@@ -135,8 +138,8 @@ class Redactor:
         """The stand-in for ``secret``: the same input always gives the same text."""
         done = self._stand_ins.get((kind, secret))
         if done is None:
-            digest = hmac.new(self._key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256)
-            done = f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{digest.hexdigest()[:6]}]"
+            digest = hmac.digest(self._key, secret.encode("utf-8", "surrogatepass"), "sha256")
+            done = f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{digest.hex()[:6]}]"
             if len(self._stand_ins) >= _MEMO_SIZE:
                 self._stand_ins.clear()
             self._stand_ins[(kind, secret)] = done
@@ -162,26 +165,56 @@ class Redactor:
         return self._known.sub(text)
 
     def _by_rules(self, text: str, rules: list[Rule]) -> str:
+        """``text`` through every rule; the secrets found are learned at the end, at once."""
         lower = text.lower()
         ascii_only = lower.isascii()
+        hints = self._hint_words(lower, ascii_only)
+        learned: dict[str, str] = {}
         for rule in rules:
-            if not rule.applies(lower, ascii_only):
+            if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
-            if rule.anchored and len(lower) == len(text):
-                new = self._sub_at_hints(rule, text, lower)
-            else:
-                new = rule.regex.sub(functools.partial(self._replace, rule), text)
+            if hints is None and not rule.applies(lower, ascii_only):
+                continue
+            matches = rule.matches(text, lower)
+            made: set[str] = set()
+            new = splice(text, matches, functools.partial(self._stand_in, rule, learned, made))
             if new != text:
                 text, lower = new, new.lower()
+                hints = hints.after(lower, made) if hints is not None else None
+        self._learn(learned.items())
         return text
+
+    def _hint_words(self, lower: str, ascii_only: bool) -> HintWords | None:
+        """For a large text, its hint words looked up once each; None for a small one."""
+        if len(lower) < BULK_CHARS:
+            return None
+        vocabulary = frozenset(h for rule in self._rules for h in rule.hints)
+        return HintWords(lower, ascii_only, vocabulary)
+
+    def _stand_in(
+        self, rule: Rule, learned: dict[str, str], made: set[str], text: str, m: re.Match[str]
+    ) -> str:
+        """What replaces match ``m`` of ``rule``: its value as a placeholder, or ``m`` unchanged
+        when the value is not taken. The secret goes to ``learned``, the placeholder to ``made``."""
+        at, end = m.span()
+        start, stop = rule.value_span(m)
+        value = text[start:stop]
+        if value.startswith(_PLACEHOLDER_PREFIX) or (rule.accept and not rule.accept(value)):
+            return text[at:end]
+        stand_in = self.placeholder(rule.label or rule.kind, value)
+        learned.setdefault(value, stand_in)
+        made.add(stand_in)
+        return text[at:start] + stand_in + text[stop:end]
 
     def _learn_from_view(self, view: str, rules: list[Rule]) -> None:
         """Secrets in the URL-decoded text are learned in their encoded forms too."""
         generation = self._known.generation
         self._by_rules(view, rules)
-        for secret, stand_in in self._known.learned_since(generation):
-            for form in {quote(secret, safe=""), quote_plus(secret, safe="")} - {secret}:
-                self._learn(form, stand_in)
+        self._learn(
+            (form, stand_in)
+            for secret, stand_in in self._known.learned_since(generation)
+            for form in {quote(secret, safe=""), quote_plus(secret, safe="")} - {secret}
+        )
 
     def _sub_base64(self, text: str, rules: list[Rule]) -> str:
         """Base64 runs that decode to text holding a secret are replaced whole."""
@@ -197,15 +230,15 @@ class Redactor:
             if self._by_rules(decoded, rules) == decoded and self._known.sub(decoded) == decoded:
                 return run
             stand_in = self.placeholder("base64_secret", run)
-            self._learn(run, stand_in)
+            self._learn([(run, stand_in)])
             return stand_in
 
         return _BASE64_RUN.sub(replace, text)
 
-    def _learn(self, secret: str, stand_in: str) -> None:
-        if self._known.learn(secret, stand_in):
+    def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
+        if self._known.learn(pairs):
             with self._lock:
-                self._memo.clear()  # remembered texts may hold the secret
+                self._memo.clear()  # remembered texts may hold the secrets
 
     def _memo_text(self, text: str) -> str:
         with self._lock:
@@ -219,44 +252,6 @@ class Redactor:
             if len(self._memo) > _MEMO_SIZE:
                 self._memo.popitem(last=False)
         return done
-
-    def _sub_at_hints(self, rule: Rule, text: str, lower: str) -> str:
-        starts: set[int] = set()
-        for hint in rule.anchors or rule.hints:
-            at = lower.find(hint)
-            while at >= 0:
-                starts.add(at)
-                at = lower.find(hint, at + 1)
-        parts: list[str] = []
-        done = 0
-        for at in sorted(starts):
-            match = rule.regex.match(text, at) if at >= done else None
-            if match is not None:
-                parts += [text[done:at], self._replace(rule, match)]
-                done = match.end()
-        return "".join([*parts, text[done:]]) if parts else text
-
-    def _replace(self, rule: Rule, match: re.Match[str]) -> str:
-        group = next(
-            (g for g in ("secret", "dq", "sq") if g in match.re.groupindex and match.group(g)),
-            None,
-        )
-        value = match.group(group) if group else match.group(0)
-        at = match.start()
-        if (
-            value.startswith(_PLACEHOLDER_PREFIX)
-            or (rule.accept is not None and not rule.accept(value))
-            or (rule.word_start and not WORD_START.match(match.string, at))
-        ):
-            return match.group(0)
-        stand_in = self.placeholder(rule.label or rule.kind, value)
-        self._learn(value, stand_in)
-        if group is None:
-            return stand_in
-        start, end = match.span(group)
-        offset = match.start()
-        whole = match.group(0)
-        return whole[: start - offset] + stand_in + whole[end - offset :]
 
     def messages(self, messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Chat messages with their text content redacted (other fields kept).
@@ -302,7 +297,7 @@ class Redactor:
             if value.startswith(_PLACEHOLDER_PREFIX):
                 return value
             stand_in = self.placeholder("secret", value)
-            self._learn(value, stand_in)
+            self._learn([(value, stand_in)])
             return stand_in
         if isinstance(value, Mapping):
             return {
@@ -342,18 +337,24 @@ def redact_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
     return default_redactor().messages(messages)
 
 
-async def redact_messages_off_loop(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """:func:`redact_messages` for async servers: a large request is redacted in a worker thread.
+async def redact_off_loop(size: int, fn: Callable[[*_Ts], _T], *args: *_Ts) -> _T:
+    """``fn(*args)``, work that redacts about ``size`` characters, for async servers.
 
-    Redaction is linear in the text, but a request with a big tool argument
-    still costs milliseconds of CPU; off the event loop, other sessions of a
-    proxy or server keep being served meanwhile.
+    Redaction is linear in the text, but a big tool argument or record still
+    costs milliseconds of CPU: from 32 KiB on, ``fn`` runs in a worker thread,
+    so other sessions of a proxy or server keep being served meanwhile; below
+    that, the hop to a thread would cost more than it saves.
     """
+    if size < _OFF_LOOP_CHARS:
+        return fn(*args)
+    return await asyncio.to_thread(fn, *args)
+
+
+async def redact_messages_off_loop(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`redact_messages` for async servers: a large request is redacted in a worker thread."""
     items = list(messages)
     size = sum(len(str(m.get("content") or "")) for m in items)
-    if size < _OFF_LOOP_CHARS:
-        return redact_messages(items)
-    return await asyncio.to_thread(redact_messages, items)
+    return await redact_off_loop(size, redact_messages, items)
 
 
 def redact_record(value: Any) -> Any:

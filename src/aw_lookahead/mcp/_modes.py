@@ -16,6 +16,7 @@ import anyio
 from aw_lookahead.lookahead.safety import unchecked_note
 from aw_lookahead.lookahead.shadow import ShadowPair, shadow_pair
 from aw_lookahead.lookahead.types import Decision, Outcome
+from aw_lookahead.redact import redact_off_loop
 from aw_lookahead.trajectory import JsonlWriter, Trajectory, Turn
 
 from ._proxy_state import CONFIRM_ARG, Arguments, ModeContext, SessionState, error_result
@@ -60,6 +61,8 @@ class ModeHandlers:
         self._shadow_open: list[_ShadowEntry] = []
         self._shadow_changed = anyio.Event()
         self._shadow_run = uuid.uuid4().hex[:12]
+        self._writing = 0
+        self._written = anyio.Event()
 
     def close(self) -> None:
         if self._log is not None:
@@ -201,21 +204,40 @@ class ModeHandlers:
             raise
         finally:
             entry.real_done = True
-            self._shadow_settle(entry)
+            await self._shadow_settle(entry)
 
     async def _shadow_predict(self, entry: _ShadowEntry) -> None:
         entry.decision = (await self.context.engine.gate(entry.history, [entry.action]))[0]
-        self._shadow_settle(entry)
+        await self._shadow_settle(entry)
 
-    def _shadow_settle(self, entry: _ShadowEntry, missing: str | None = None) -> None:
-        """Write ``entry`` once both halves are in (with ``missing``: without the prediction)."""
+    async def _shadow_settle(self, entry: _ShadowEntry, missing: str | None = None) -> None:
+        """Write ``entry`` once both halves are in (with ``missing``: without the prediction).
+
+        The record is built, redacted and written off the event loop when it is
+        large (:func:`~aw_lookahead.redact.redact_off_loop`), so a big tool
+        argument, result or history never stalls the other sessions; the write
+        is shielded from cancellation, so the log is never closed under it.
+        """
         if entry.written or not entry.real_done or (entry.decision is None and missing is None):
             return
         entry.written = True
         self._shadow_open.remove(entry)
         self._shadow_changed.set()
-        if self._log is not None:
-            self._log.write(entry.record(missing, self.context.engine.world_model.model_id))
+        if self._log is None:
+            return
+        self._writing += 1
+        try:
+            with anyio.CancelScope(shield=True):
+                model = self.context.engine.world_model.model_id
+                await redact_off_loop(entry.size(), self._write, self._log, entry, missing, model)
+        finally:
+            self._writing -= 1
+            if not self._writing:
+                self._written.set()
+
+    @staticmethod
+    def _write(log: JsonlWriter, entry: _ShadowEntry, missing: str | None, model: str) -> None:
+        log.write(entry.record(missing, model))
 
     async def flush_shadow(self, wait_s: float, why: str) -> None:
         """Wait up to ``wait_s`` for pending predictions, then write every completed real call.
@@ -229,7 +251,10 @@ class ModeHandlers:
                 self._shadow_changed = anyio.Event()
                 await self._shadow_changed.wait()
         for entry in [e for e in self._shadow_open if e.real_done]:
-            self._shadow_settle(entry, f"no prediction: {why} (waited {wait_s:g} s for it)")
+            await self._shadow_settle(entry, f"no prediction: {why} (waited {wait_s:g} s for it)")
+        while self._writing:  # writes still in a worker thread finish before the log closes
+            self._written = anyio.Event()
+            await self._written.wait()
 
 
 @dataclass
@@ -247,6 +272,12 @@ class _ShadowEntry:
     real_done: bool = False
     decision: Decision | None = None
     written: bool = False
+
+    def size(self) -> int:
+        """About how many characters the record holds (what redacting it costs)."""
+        predicted = self.decision.predicted_observation if self.decision is not None else None
+        history = sum(len(str(t.action)) + len(t.observation) for t in self.history.turns)
+        return len(self.real or "") + len(str(self.action)) + history + len(predicted or "")
 
     def record(self, missing: str | None, model: str) -> ShadowPair:
         return shadow_pair(

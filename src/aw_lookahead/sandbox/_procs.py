@@ -1,12 +1,15 @@
 """Process helpers for the sandbox: find a shell's command processes, kill them, probe unshare.
 
-Every process of a session carries the environment variable
-:data:`MARKER_VAR` with the session's random token. A child that leaves the
-shell's process tree and group (``setsid``, ``nohup`` in a subshell, a double
-fork) still inherits it, so :func:`kill_marked` finds it by scanning
-``/proc/<pid>/environ``. Only a process that clears its own environment
-(``env -i``) escapes: this is containment for honest commands, not a
-security boundary.
+Where this machine allows it, a session lives in its own cgroup leaf
+(:mod:`._cgroup`) and closing it kills the whole leaf, whatever its processes
+did. Besides (and where there is no leaf, instead), every process of a
+session carries the environment variable :data:`MARKER_VAR` with the
+session's random token. A child that leaves the shell's process tree and
+group (``setsid``, ``nohup`` in a subshell, a double fork) still inherits it,
+so :func:`kill_marked` finds it by scanning ``/proc/<pid>/environ``; without
+a leaf, a process that drops the marker (``env -u``, ``env -i``) and leaves
+the tree escapes. This is containment for honest commands, not a security
+boundary.
 
 Also how a live session is stopped: :func:`stop_command` (one command,
 the shell kept) and :func:`kill_shell` (the whole session), and
@@ -22,6 +25,8 @@ import os
 import shutil
 import signal
 from pathlib import Path
+
+from ._cgroup import kill_leaf, remove_leaf
 
 __all__ = [
     "MARKER_VAR",
@@ -157,7 +162,10 @@ def isolation_argv() -> tuple[str, ...]:
 
 
 def kill_session(state: dict[str, object]) -> None:
-    """Last-resort cleanup for the finalizer: kill the group and tagged processes, drop the dir."""
+    """Last-resort cleanup for the finalizer: kill the leaf, group and tagged processes; remove."""
+    leaf = state.get("cgroup")
+    if isinstance(leaf, Path):
+        remove_leaf(leaf)
     pgid = state.get("pgid")
     if isinstance(pgid, int):
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -230,12 +238,17 @@ async def _report_unless_busy(shell_pid: int, task: asyncio.Task[None]) -> bool:
         before = after
 
 
-async def kill_shell(proc: asyncio.subprocess.Process, token: str) -> None:
+async def kill_shell(
+    proc: asyncio.subprocess.Process, token: str, leaf: Path | None = None
+) -> None:
     """Kill a session's shell, its command processes and every process tagged ``token``.
 
-    Returns within about two grace periods even when an untagged process
-    (``env -i``) still holds the shell's output pipe.
+    With the session's cgroup ``leaf``, everything in it is killed first (the
+    leaf stays, for a restarted shell). Returns within about two grace periods
+    even when an untagged process (``env -i``) still holds the shell's output pipe.
     """
+    if leaf is not None:
+        kill_leaf(leaf)
     leftovers = command_pids(proc.pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)

@@ -22,24 +22,26 @@ Guarantees:
   directory at the timeout, told apart from a shell that is only slow to
   report by its CPU use (within half a second); exported variables are then
   lost.
-* :meth:`TerminalSandbox.close` kills the whole process group, every
-  remaining descendant and every process that carries the session's marker
-  variable (``AW_SANDBOX_SESSION``), so children that left the tree with
-  ``setsid``, ``nohup`` or a double fork die too; it returns within about two
-  seconds even when such a child still holds the shell's output pipe, and it
-  removes the directory it created. A sandbox that is garbage-collected or
-  alive at interpreter exit is cleaned up the same way.
+* :meth:`TerminalSandbox.close` kills every process the session started:
+  where a cgroup v2 hierarchy is writable (root on most hosts) the session
+  has a cgroup leaf of its own, killed whole (``cleanup == "cgroup"``)
+  whatever its processes did (``env -u``/``env -i``, ``setsid``, a double
+  fork); besides, and alone elsewhere (``cleanup == "marker"``, warned once),
+  the process group, the descendants and every process carrying the marker
+  ``AW_SANDBOX_SESSION``. It returns within about two seconds even when an
+  escaped child holds the shell's output pipe, and removes the leaf and the
+  directory it created; so do garbage collection and interpreter exit.
 * With ``network=False`` the shell runs under ``unshare --net --map-root-user``
   when this machine allows it (probed once per process);
   ``network_isolated`` tells whether it did.
 
 **Not a security boundary.** Commands run as the calling user (root in most
 containers) and can read and write anything that user can, outside the
-directory too; without network isolation they reach the network. A process
-that clears its environment (``env -i``) and leaves the session escapes
-cleanup. The sandbox contains honest commands (a private working directory
-and ``HOME``, a minimal environment, optional network isolation, all
-processes killed on close); run untrusted commands inside a container or VM.
+directory too (a root process can even move itself out of the cgroup); without
+network isolation they reach the network. The sandbox contains honest commands
+(a private working directory and ``HOME``, a minimal environment, optional
+network isolation, all processes killed on close); run untrusted commands
+inside a container or VM.
 
 Errors: misuse (an unknown control key, a path outside the sandbox, a
 non-positive timeout) raises :class:`~aw_lookahead.errors.UsageError`; a
@@ -59,10 +61,12 @@ import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import Literal
 
 from aw_lookahead.errors import DownstreamError, UsageError
 
 from ._blocking import BlockingTwins
+from ._cgroup import enter_leaf, new_leaf, remove_leaf
 from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, parse_keystrokes
 from ._procs import kill_session as _cleanup
 from ._procs import kill_shell, network_isolation_available, stop_command
@@ -106,12 +110,14 @@ class TerminalSandbox(BlockingTwins):
             raise UsageError(f"max_output_bytes must be positive, got {max_output_bytes}")
         self.network = network
         self.network_isolated = False
+        self.cleanup: Literal["cgroup", "marker"] | None = None  # known once started
         self.max_output_bytes = max_output_bytes
         self._root_arg = Path(root) if root is not None else None
         self._extra_env = dict(env or {})
         self._root: Path | None = None
         self._cwd: Path | None = None
         self._proc: asyncio.subprocess.Process | None = None
+        self._leaf: Path | None = None
         self._carry = b""
         self._serial = 0
         self._token = secrets.token_hex(8)
@@ -134,6 +140,7 @@ class TerminalSandbox(BlockingTwins):
         self._root = self._make_root()
         self._cwd = self._root
         self.network_isolated = not self.network and await network_isolation_available()
+        self._state["cgroup"] = self._leaf = new_leaf(self._token)
         await self._spawn(self._root)
         return self
 
@@ -163,7 +170,9 @@ class TerminalSandbox(BlockingTwins):
             return
         self._closed = True
         if self._proc is not None:
-            await kill_shell(self._proc, self._token)
+            await kill_shell(self._proc, self._token, self._leaf)
+        if self._leaf is not None:
+            await asyncio.to_thread(remove_leaf, self._leaf)
         self._finalizer()
 
     @property
@@ -280,11 +289,18 @@ class TerminalSandbox(BlockingTwins):
             start_new_session=True,
         )
         self._state["pgid"] = self._proc.pid
+        # Joining a cgroup waits for the kernel (ms): done while bash starts, before any fork.
+        leaf, pid = self._leaf, self._proc.pid
+        entering = asyncio.create_task(asyncio.to_thread(enter_leaf, leaf, pid)) if leaf else None
         self._carry = b""
         self._write(BOOTSTRAP)
         banner = await self._begin("")
-        if not await self._wait(banner, 10.0) or banner.eof:
-            await kill_shell(self._proc, self._token)
+        started = await self._wait(banner, 10.0)
+        if entering is not None and not await entering:
+            self._state["cgroup"] = self._leaf = None
+        self.cleanup = "cgroup" if self._leaf is not None else "marker"
+        if not started or banner.eof:
+            await kill_shell(self._proc, self._token, self._leaf)
             raise DownstreamError(
                 f"bash did not start in {cwd}: {banner.out.decode(errors='replace')!r}; "
                 "check that bash is installed (and unshare, or pass network=True)"
@@ -334,7 +350,7 @@ class TerminalSandbox(BlockingTwins):
         running.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await running.task
-        await kill_shell(self._proc, self._token)
+        await kill_shell(self._proc, self._token, self._leaf)
         await self._spawn(self._cwd if self._cwd and self._cwd.is_dir() else self.path)
         return False
 

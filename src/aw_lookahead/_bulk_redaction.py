@@ -1,0 +1,144 @@
+"""What keeps redacting a large text cheap: hint words looked for once, splicing in bulk.
+
+A megabyte of tool output is checked for some seventy hint words, one search
+of the whole text each; :class:`HintWords` looks for each word once per text,
+skips a word when a shorter hint inside it is absent, and tells hints that
+only occur inside placeholders (``secret`` in ``[REDACTED_SECRET_…]``) from
+real ones. Input made of nothing but secrets has a match every few
+characters: :func:`splice` decides each distinct match text once and puts the
+text back together with C-level iteration (``map``, ``dict``, ``str.join``),
+or with one ``str.replace`` when all matches are one repeated text.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+from collections.abc import Callable, Collection, Iterable
+from itertools import repeat
+
+__all__ = ["BULK_CHARS", "HintWords", "splice"]
+
+BULK_CHARS = 4096
+"""Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
+_PLACEHOLDERS = re.compile(r"\[redacted_[a-z0-9_]+\]")
+_FEW_PLACEHOLDERS = 64
+"""Up to this many new placeholders, :meth:`HintWords.after` reads them instead of the text."""
+_REPLACE_MAX = 256
+"""The longest repeated match text :func:`splice` replaces with ``str.replace``."""
+
+
+@functools.cache
+def _inner_hints(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """For each hint, the other hints inside it: when one of those is absent, so is it."""
+    return {h: tuple(o for o in vocabulary if o != h and o in h) for h in vocabulary}
+
+
+class HintWords:
+    """Which hint words one lower-cased text holds, each looked for at most once.
+
+    ``vocabulary`` is every hint of the rule table. A placeholder's words hint
+    nothing for a rule whose hints are in its matches (no built-in pattern can
+    match inside a placeholder); for a rule whose hints are context
+    (``near``), they count.
+    """
+
+    def __init__(self, lower: str, ascii_only: bool, vocabulary: frozenset[str]) -> None:
+        self._lower = lower
+        self._ascii_only = ascii_only
+        self._vocabulary = vocabulary
+        self._inner = _inner_hints(vocabulary)
+        self._found: dict[str, bool] = {}
+        self._outside: dict[str, bool] = {}
+        self._stripped: str | None = None
+
+    def after(self, lower: str, placeholders: Collection[str]) -> HintWords:
+        """The hint words of ``lower``: this text with values replaced by ``placeholders``.
+
+        A word this text lacks can only have come with a placeholder (none of them
+        holds a bracket, so none can straddle one's edge): those are known without
+        a search of ``lower`` when the placeholders are few; the words this text
+        held are looked for again.
+        """
+        new = HintWords(lower, self._ascii_only, self._vocabulary)
+        if len(placeholders) > _FEW_PLACEHOLDERS:
+            return new
+        marks = "\n".join(placeholders).lower()
+        for hint, found in self._found.items():
+            if not found and "[" not in hint and "]" not in hint:
+                new._found[hint] = hint in marks
+                new._outside[hint] = False
+        return new
+
+    def any(self, hints: tuple[str, ...], *, near: bool) -> bool:
+        """Whether one of ``hints`` is in the text (outside placeholders unless ``near``)."""
+        for hint in hints:
+            if self._ascii_only and not hint.isascii():
+                continue
+            if self._has(hint) and (near or self._has_outside(hint)):
+                return True
+        return not hints
+
+    def _has(self, hint: str) -> bool:
+        found = self._found.get(hint)
+        if found is None:
+            inner = self._inner.get(hint, ())
+            found = not any(self._found.get(h) is False for h in inner) and hint in self._lower
+            self._found[hint] = found
+        return found
+
+    def _has_outside(self, hint: str) -> bool:
+        if "[redacted_" not in self._lower:
+            return True
+        found = self._outside.get(hint)
+        if found is None:
+            if self._stripped is None:
+                self._stripped = _PLACEHOLDERS.sub("", self._lower)
+            found = self._outside[hint] = hint in self._stripped
+        return found
+
+
+def splice(
+    text: str, matches: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+) -> str:
+    """``text`` with each match replaced by ``decide(text, match)``.
+
+    ``matches`` are in order, do not overlap, and their spans index ``text``.
+    ``decide`` is called once per distinct match text, for its first
+    occurrence, in the order of first occurrences.
+    """
+    if not matches:
+        return text
+    starts = list(map(re.Match.start, matches))
+    ends = list(map(re.Match.end, matches))
+    whole = text[starts[0] : ends[0]]
+    if _all_are(text, whole, starts, ends):
+        new = decide(text, matches[0])
+        if new == whole:
+            return text
+        # Every occurrence is a match when the counts agree and occurrences cannot overlap.
+        if (
+            len(whole) <= _REPLACE_MAX
+            and text.count(whole) == len(matches)
+            and not any(whole.endswith(whole[:k]) for k in range(1, len(whole)))
+        ):
+            return text.replace(whole, new)
+        decided = {whole: new}
+        wholes: Iterable[str] = repeat(whole, len(matches))
+    else:
+        wholes = list(map(text.__getitem__, map(slice, starts, ends)))
+        first = dict(zip(reversed(wholes), reversed(matches), strict=True))
+        decided = {w: decide(text, first[w]) for w in dict.fromkeys(wholes)}
+    pieces: list[str] = [""] * (2 * len(matches) + 1)
+    pieces[0::2] = map(text.__getitem__, map(slice, [0, *ends], [*starts, len(text)]))
+    pieces[1::2] = map(decided.__getitem__, wholes)
+    return "".join(pieces)
+
+
+def _all_are(text: str, whole: str, starts: list[int], ends: list[int]) -> bool:
+    """Whether every span ``starts[i]:ends[i]`` of ``text`` holds ``whole`` (C-level loops)."""
+    size = len(whole)
+    return all(map(size.__eq__, map(operator.sub, ends, starts))) and all(
+        map(text.startswith, repeat(whole), starts)
+    )

@@ -1,0 +1,117 @@
+"""Redacting input dense with secrets: each distinct secret decided once, nothing else changed.
+
+The speed itself is measured in ``bench/redact.py``; these tests pin what makes
+it: decisions per distinct match rather than per match, a splice equal to a
+plain rewrite, scan patterns that find exactly what their rules find, and
+hint words that placeholders cannot fake.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from aw_lookahead._bulk_redaction import HintWords, splice
+from aw_lookahead._redact_rules import builtin_rules
+from aw_lookahead.redact import Redactor
+
+
+def test_dense_input_decides_each_distinct_secret_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, str]] = []
+    placeholder = Redactor.placeholder
+
+    def counted(self: Redactor, kind: str, secret: str) -> str:
+        calls.append((kind, secret))
+        return placeholder(self, kind, secret)
+
+    monkeypatch.setattr(Redactor, "placeholder", counted)
+    text = "password=hunter2x " * 5000 + "Authorization: Bearer abcdefghijklmnop\n" * 3000
+    out = Redactor().text(text)
+    assert "hunter2x" not in out
+    assert "abcdefghijklmnop" not in out
+    assert out.count("[REDACTED_SECRET_") == 8000
+    assert sorted(set(calls)) == sorted(calls)  # one placeholder per distinct secret
+    assert len(calls) == 2
+
+
+def test_dense_input_reads_as_its_parts_redacted() -> None:
+    units = [
+        "password=hunter2x ",
+        "PASSWORD=Hunter2X ",
+        "Bearer abcdefghijklmnop ",
+        "xBearer abcdefghijklmnop ",  # not a token start: left as the rule leaves it
+        "token: None ",
+        "key=" + "sk-proj-" + "Ab3dEf6h" * 6 + " ",
+    ]
+    key = b"k" * 16
+    for unit in units:
+        assert Redactor(key=key).text(unit * 2000) == Redactor(key=key).text(unit) * 2000, unit
+
+
+def _plain(text: str, matches: list[re.Match[str]], decide: object) -> str:
+    assert callable(decide)
+    out, done = [], 0
+    for m in matches:
+        out += [text[done : m.start()], decide(text, m)]
+        done = m.end()
+    return "".join([*out, text[done:]])
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("ab ab ab", r"ab"),  # one repeated match: one str.replace
+        ("ab xab ab", r"(?<!x)ab"),  # an occurrence that is not a match
+        ("aaaa aaa", r"(?<= )aa|^aa"),  # a text that overlaps itself
+        ("ab cd ab cd ef", r"ab|cd|ef"),  # several distinct matches
+        ("no match here", r"zz"),
+    ],
+)
+def test_splice_equals_a_plain_rewrite(text: str, pattern: str) -> None:
+    matches = list(re.finditer(pattern, text))
+    seen: list[str] = []
+
+    def decide(t: str, m: re.Match[str]) -> str:
+        seen.append(m.group())
+        return f"<{m.group().upper()}>"
+
+    spliced = splice(text, matches, decide)
+    assert sorted(seen) == sorted({m.group() for m in matches})  # once per distinct match text
+    assert spliced == _plain(text, matches, decide)
+
+
+def test_scan_patterns_find_what_their_rules_find() -> None:
+    rng = random.Random(20)
+    pieces = [
+        "password", "PassWord", "PASSWD", "secret_key", "Api-Key", "TOKEN", "credentials",
+        "bearer", "BeArEr", "authorization", "Cookie", "AccountKey", "SharedAccessKey",
+        "machine", "login", "Password", "default", "=", ": ", "%3A", "%3d", "\\\"", "'",
+        '"', " ", "\n", "None", "NONE", "null", "x7Kq9", "abcdefghijklmnopq", "Zz-._~+/=",
+        ";", ",", "]", "host.example",
+    ]  # fmt: skip
+    scanned = [rule for rule in builtin_rules() if rule.scan is not None]
+    assert {rule.kind for rule in scanned} >= {"bearer", "secret_field", "netrc"}
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        for rule in scanned:
+            assert rule.scan is not None
+            want = [m.span() for m in rule.regex.finditer(text)]
+            assert [m.span() for m in rule.scan.finditer(text.lower())] == want, (rule.kind, text)
+
+
+def test_placeholder_words_hint_only_context_rules() -> None:
+    vocabulary = frozenset({"secret", "aws", "bearer"})
+    before = "x" * 5000 + " bearer abcdefghijklmnop"
+    hints = HintWords(before.lower(), True, vocabulary)
+    assert not hints.any(("secret",), near=False)
+    assert not hints.any(("aws", "secret"), near=True)
+    stand_in = "[REDACTED_SECRET_0a1b2c]"
+    after = before.replace("abcdefghijklmnop", stand_in)
+    derived = hints.after(after.lower(), {stand_in})
+    fresh = HintWords(after.lower(), True, vocabulary)
+    for found in (derived, fresh):
+        assert not found.any(("secret",), near=False)  # only inside a placeholder
+        assert found.any(("aws", "secret"), near=True)  # context words count there
+        assert found.any(("bearer",), near=False)
