@@ -38,9 +38,11 @@ line, which the report records). ``--fidelity-from FILE`` reports a
 
 Output (``--out`` folder): ``transfer.md`` (the tables) and ``transfer.json``
 (everything, with the exact ``aw-lookahead eval tasks`` command of each
-configuration), and one checkpoint per finished configuration under
-``configs/`` (``fidelity-<side>.json`` for fidelity), so ``--resume`` after a
-crash runs only what is missing. Existing output is never replaced without
+configuration), and checkpoints under ``configs/``: each configuration runs
+one family at a time (``configs/<configuration>/<family>.json``), then is
+written whole (``configs/<configuration>.json``; fidelity:
+``fidelity-<side>.json``), so ``--resume`` after a crash runs only what is
+missing. Existing output is never replaced without
 ``--force``. Progress lines go to stderr, the markdown to stdout.
 """
 
@@ -54,6 +56,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -158,7 +161,7 @@ def prepare_out(out: Path, *, force: bool, resume: bool) -> None:
         raise UsageProblem(f"--out {out} is a file; give a folder")
     checkpoints = out / "configs"
     finals = [out / name for name in FINAL_FILES if (out / name).exists()]
-    kept = sorted(checkpoints.glob("*.json")) if checkpoints.is_dir() else []
+    kept = sorted(checkpoints.rglob("*.json")) if checkpoints.is_dir() else []
     if force:
         if checkpoints.is_dir():
             shutil.rmtree(checkpoints)
@@ -198,7 +201,7 @@ def check_checkpoints(args: argparse.Namespace) -> None:
     """Refuse to resume from checkpoints written under other settings. Fidelity is apart:
     its checkpoints count only when fidelity is measured, so it can be added to a run later."""
     now = settings(args)
-    for path in sorted((args.out / "configs").glob("*.json")):
+    for path in sorted((args.out / "configs").rglob("*.json")):
         kept = load_checkpoint(path)
         if kept is None or "settings" not in kept:
             continue
@@ -217,19 +220,25 @@ def check_checkpoints(args: argparse.Namespace) -> None:
 
 
 def tasks_argv(
-    args: argparse.Namespace, url: str, model: str, lookahead: bool, report: Path
+    args: argparse.Namespace,
+    url: str,
+    model: str,
+    lookahead: bool,
+    report: Path,
+    names: list[str] | None = None,
 ) -> list[str]:
     """The ``aw-lookahead eval tasks`` arguments of one configuration (self-lookahead: the
-    world model is the policy's own endpoint and name)."""
+    world model is the policy's own endpoint and name); ``names`` runs just those tasks
+    instead of the ``--family``/``--task`` selection."""
     argv = ["eval", "tasks", "--policy-base-url", url, "--policy-model", model,
             "--base-url", url, "--model", model, "--step-limit", str(args.step_limit),
             "--policy-max-tokens", str(args.policy_max_tokens),
             "--timeout", str(args.timeout)]  # fmt: skip
     if lookahead:
         argv += ["--lookahead", "--max-tokens", str(args.max_tokens)]
-    for family in args.family:
+    for family in [] if names is not None else args.family:
         argv += ["--family", family]
-    for task in args.task:
+    for task in args.task if names is None else names:
         argv += ["--task", task]
     return [*argv, "--out", str(report), "--force", "--json"]
 
@@ -245,17 +254,22 @@ def family_counts(results: list[dict[str, Any]]) -> dict[str, list[int]]:
 
 
 def config_record(
-    name: str, side: str, lookahead: bool, command: list[str], report: dict[str, Any]
+    name: str, side: str, lookahead: bool, command: list[str], results: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """One configuration's row: the verb's summary plus model calls, commands, families."""
-    results = report["results"]
+    """One configuration's row from its task results (the verb's report ``results``): the
+    verb's summary numbers plus model calls, commands run, families and error examples."""
+    succeeded = sum(bool(r["success"]) for r in results)
     errors = [r["error"] for r in results if r.get("error")]
     return {
         "name": name,
         "side": side,
         "lookahead": lookahead,
         "command": "aw-lookahead " + shlex.join(command),
-        **report["summary"],
+        "tasks": len(results),
+        "succeeded": succeeded,
+        "success_rate": round(succeeded / len(results), 4) if results else 0.0,
+        "vetoes": sum(r["vetoes"] for r in results),
+        "errors": len(errors),
         "model_calls": sum(r["model_calls"] for r in results),
         "commands_run": sum(len(r["commands"]) for r in results),
         "seconds": round(sum(r["seconds"] for r in results), 1),
@@ -265,31 +279,65 @@ def config_record(
     }
 
 
-def run_config(
-    args: argparse.Namespace, side: str, lookahead: bool, url: str, model: str
+def run_chunk(
+    args: argparse.Namespace, name: str, family: str, argv: list[str], partial: Path
 ) -> dict[str, Any]:
-    """Run one configuration through ``aw-lookahead eval tasks`` and checkpoint it."""
+    """One family of one configuration through ``aw-lookahead eval tasks``, checkpointed."""
     from aw_lookahead.cli import main as cli_main
 
-    name = config_name(side, lookahead)
-    partial = args.out / "configs" / f"{name}.partial.json"
-    argv = tasks_argv(args, url, model, lookahead, partial)
-    log(f"{name}: aw-lookahead {shlex.join(argv)}")
+    log(f"{name} / {family}: aw-lookahead {shlex.join(argv)}")
     load = os.getloadavg()[0]
     started = time.monotonic()
     with contextlib.redirect_stdout(sys.stderr):
         rc = cli_main(argv)
+    if rc == 130:
+        raise KeyboardInterrupt
     if rc != 0:
-        raise RuntimeError(f"{name}: aw-lookahead eval tasks exited {rc} (see above)")
+        raise RuntimeError(f"{name} / {family}: aw-lookahead eval tasks exited {rc} (see above)")
     report = json.loads(partial.read_text(encoding="utf-8"))
-    public = [a if a != str(partial) else f"{name}.json" for a in argv if a != "--force"]
-    record = config_record(name, side, lookahead, public, report)
-    record["wall_seconds"] = round(time.monotonic() - started, 1)
-    record["load_average"] = [round(load, 2), round(os.getloadavg()[0], 2)]
-    record["started"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    chunk = {
+        "settings": settings(args),
+        "results": report["results"],
+        "wall_seconds": round(time.monotonic() - started, 1),
+        "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
+        "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    write_json(partial.with_name(f"{family}.json"), chunk)
+    partial.unlink()
+    return chunk
+
+
+def run_config(
+    args: argparse.Namespace, side: str, lookahead: bool, url: str, model: str
+) -> dict[str, Any]:
+    """Run one configuration, one family at a time (each family a checkpoint, so a crash
+    loses at most one family's tasks), and checkpoint the whole configuration."""
+    from aw_lookahead.evaluation.agent_tasks import select_tasks
+
+    name = config_name(side, lookahead)
+    folder = args.out / "configs" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    tasks = select_tasks(args.family, args.task)
+    chunks = []
+    for family in dict.fromkeys(t.family for t in tasks):
+        kept = load_checkpoint(folder / f"{family}.json")
+        if kept is not None:
+            log(f"{name} / {family}: kept from an earlier run")
+            chunks.append(kept)
+            continue
+        partial = folder / f"{family}.partial.json"
+        names = [t.name for t in tasks if t.family == family]
+        argv = tasks_argv(args, url, model, lookahead, partial, names)
+        chunks.append(run_chunk(args, name, family, argv, partial))
+    suite = tasks_argv(args, url, model, lookahead, Path(f"{name}.json"))
+    public = [a for a in suite if a != "--force"]
+    record = config_record(name, side, lookahead, public, [r for c in chunks for r in c["results"]])
+    record["run_as"] = "one `eval tasks` run per family (--task for each of its tasks)"
+    record["wall_seconds"] = round(sum(c["wall_seconds"] for c in chunks), 1)
+    loads = [x for c in chunks for x in c["load_average"]]
+    record["load_average"] = [min(loads), max(loads)]
     record["settings"] = settings(args)
     write_json(args.out / "configs" / f"{name}.json", record)
-    partial.unlink()
     log(f"{name}: {record['succeeded']}/{record['tasks']} succeeded, "
         f"{record['model_calls']} model calls, {record['vetoes']} vetoes, "
         f"{record['errors']} errors, {record['wall_seconds']:.0f} s")  # fmt: skip
@@ -516,6 +564,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def _stop_cleanly() -> None:
+    """SIGTERM and SIGINT end the run through ``finally`` blocks, so a local server is
+    stopped; a background job (``&``, ``nohup``) otherwise ignores SIGINT and dies on SIGTERM
+    without them."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(argv)
@@ -526,7 +586,12 @@ def main(argv: list[str] | None = None) -> int:
     except UsageProblem as exc:
         print(f"transfer.py: error: {exc}", file=sys.stderr)
         return 2
-    report = measure(args)
+    _stop_cleanly()
+    try:
+        report = measure(args)
+    except KeyboardInterrupt:
+        log(f"interrupted; finished families are kept: rerun with --resume --out {args.out}")
+        return 130
     markdown = render_markdown(report)
     write_json(args.out / "transfer.json", report)
     (args.out / "transfer.md").write_text(markdown, encoding="utf-8")

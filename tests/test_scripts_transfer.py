@@ -136,8 +136,8 @@ def test_tasks_argv_is_self_lookahead_and_parses_as_the_verb(
     assert not plain.lookahead
 
 
-def _verb_report(successes: list[bool]) -> dict[str, Any]:
-    results = [
+def _results(successes: list[bool]) -> list[dict[str, Any]]:
+    return [
         {
             "name": t.name,
             "family": t.family,
@@ -150,10 +150,6 @@ def _verb_report(successes: list[bool]) -> dict[str, Any]:
         }
         for t, ok in zip(TASKS[:4], successes, strict=True)
     ]
-    summary = {"label": "m", "tasks": len(results), "succeeded": sum(successes),
-               "success_rate": sum(successes) / len(results),
-               "vetoes": len(results), "errors": successes.count(False)}  # fmt: skip
-    return {"summary": summary, "results": results}
 
 
 def test_config_record_adds_model_calls_commands_and_families(transfer: ModuleType) -> None:
@@ -162,9 +158,11 @@ def test_config_record_adds_model_calls_commands_and_families(transfer: ModuleTy
         "after",
         True,
         ["eval", "tasks"],
-        _verb_report([True, False, False, True]),
+        _results([True, False, False, True]),
     )
     assert record["command"] == "aw-lookahead eval tasks"
+    assert (record["tasks"], record["succeeded"], record["success_rate"]) == (4, 2, 0.5)
+    assert (record["vetoes"], record["errors"]) == (4, 2)
     assert (record["model_calls"], record["commands_run"], record["seconds"]) == (12, 8, 40.0)
     assert record["families"] == {TASKS[0].family: [2, 4]}
     assert record["error_examples"] == ["Timeout: slow"]
@@ -175,7 +173,7 @@ def test_table_rendered_from_a_canned_result(transfer: ModuleType) -> None:
     configs = []
     for (side, lookahead), ok in zip(transfer.CONFIGS, outcomes, strict=True):
         name = transfer.config_name(side, lookahead)
-        record = transfer.config_record(name, side, lookahead, ["eval", "tasks"], _verb_report(ok))
+        record = transfer.config_record(name, side, lookahead, ["eval", "tasks"], _results(ok))
         record["wall_seconds"] = 120.0
         configs.append(record)
     fidelity_file = {
@@ -228,3 +226,33 @@ def test_fidelity_from_file_maps_base_and_adapter(transfer: ModuleType, tmp_path
     path.write_text(json.dumps({"domains": {"mcp": {"base": {}}}}))
     with pytest.raises(transfer.UsageProblem, match=r"not an embedded_fidelity\.py --json result"):
         transfer.fidelity_from_file(path)
+
+
+def test_a_configuration_is_assembled_from_kept_family_checkpoints(
+    transfer: ModuleType, tmp_path: Path
+) -> None:
+    """--resume: families already run are not run again (no server is reached here)."""
+    args = transfer.parse_args(["--out", str(tmp_path), "--resume", "--family", "csv_report"])
+    transfer.prepare_out(tmp_path, force=False, resume=True)
+    folder = tmp_path / "configs" / "before-plain"
+    folder.mkdir()
+    assert {t.family for t in TASKS[:4]} == {"csv_report"}  # what _results covers
+    results = _results([True, False, False, False])
+    chunk = {"settings": transfer.settings(args), "results": results, "wall_seconds": 30.0,
+             "load_average": [2.0, 3.5]}  # fmt: skip
+    (folder / "csv_report.json").write_text(json.dumps(chunk))
+    record = transfer.run_config(args, "before", False, "http://127.0.0.1:9/v1", "m")
+    assert (record["tasks"], record["succeeded"], record["wall_seconds"]) == (4, 1, 30.0)
+    assert record["load_average"] == [2.0, 3.5]
+    assert "--family csv_report" in record["command"]
+    assert "--force" not in record["command"]
+    assert json.loads((tmp_path / "configs" / "before-plain.json").read_text()) == record
+
+
+def test_a_family_chunk_names_its_tasks_instead_of_the_selection(
+    transfer: ModuleType, tmp_path: Path
+) -> None:
+    args = transfer.parse_args(["--out", str(tmp_path), "--family", "csv_report"])
+    argv = transfer.tasks_argv(args, "u", "m", False, tmp_path / "p.json", ["a", "b"])
+    assert "--family" not in argv
+    assert argv[argv.index("--task") :][:4] == ["--task", "a", "--task", "b"]
