@@ -4,6 +4,9 @@ policy, and its errors (no traceback, the exit code says which kind)."""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,13 @@ def test_an_unknown_family_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     assert "unknown task family 'nope'; choose from csv_report" in capsys.readouterr().err
 
 
+def test_a_prediction_budget_below_one_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["eval", "tasks", "--lookahead", "--max-tokens", "0"]) == 2
+    assert "--max-tokens must be >= 1, got 0" in capsys.readouterr().err
+
+
 def test_a_policy_endpoint_that_is_down_is_one_clear_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -44,6 +54,58 @@ def test_an_existing_report_is_not_replaced(
     assert main(argv) == 2
     assert "--force" in capsys.readouterr().err
     assert out.read_text() == "keep me\n"
+
+
+class _Done(BaseHTTPRequestHandler):
+    """A policy endpoint that serves one model and answers every chat request with "done"."""
+
+    def _send(self, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._send({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        message = {"role": "assistant", "content": "done"}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        self._send({"id": "c", "object": "chat.completion", "created": 0, "model": "fake",
+                    "choices": [choice], "usage": usage})  # fmt: skip
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def done_policy() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Done)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=10)
+
+
+def test_two_runs_in_one_process_share_no_closed_client(
+    done_policy: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The verb closes only the HTTP client it made, so ``main`` can run it again (a script
+    running several configurations in one process)."""
+    for run in ("a", "b"):
+        out = tmp_path / f"{run}.json"
+        argv = ["eval", "tasks", "--task", TASKS[0].name, "--step-limit", "1", "--no-progress"]
+        assert main([*argv, "--policy-base-url", done_policy, "--out", str(out)]) == 0
+        (result,) = json.loads(out.read_text())["results"]
+        assert result["error"] is None, run
+        assert result["model_calls"] == 1
+    assert "0/1 tasks succeeded" in capsys.readouterr().out
 
 
 def test_one_task_closed_loop_with_the_real_model_as_policy(

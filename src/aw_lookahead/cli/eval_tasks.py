@@ -42,6 +42,12 @@ def register_tasks(sub: Any) -> None:
     p.add_argument("--policy-api-key", default=None, help="default: --api-key")
     p.add_argument("--policy-max-tokens", type=int, default=128, help="tokens per policy reply")
     p.add_argument("--lookahead", action="store_true", help="gate each call with the world model")
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=1024,
+        help="prediction budget per call with --lookahead (default %(default)s)",
+    )
     add_server_options(p)
     p.add_argument("--step-limit", type=int, default=5, help="policy calls per task (default 5)")
     p.add_argument("--command-timeout", type=float, default=10.0, help="seconds per command")
@@ -90,11 +96,14 @@ def run_tasks_verb(args: argparse.Namespace) -> int:
         return 0
     if args.step_limit < 1:
         raise UsageError(f"--step-limit must be >= 1, got {args.step_limit}")
+    if args.max_tokens < 1:
+        raise UsageError(f"--max-tokens must be >= 1, got {args.max_tokens}")
     out = None
     if args.out:
         out = output_file(args.out, "--out")
         if not args.force:
             refuse_to_replace([out], "--out")
+    import httpx
     from langchain_openai import ChatOpenAI
 
     from aw_lookahead.evaluation.agent_tasks.loop import run_tasks
@@ -105,6 +114,9 @@ def run_tasks_verb(args: argparse.Namespace) -> int:
 
     async def go() -> Any:
         name = await _policy_model(policy_url, policy_key, args.policy_model)
+        # our own client: langchain-openai shares a cached default one per (url, timeout),
+        # and closing that would break a later run in the same process
+        http = httpx.AsyncClient(timeout=args.timeout)
         policy = ChatOpenAI(
             model=name,
             base_url=policy_url,
@@ -113,8 +125,9 @@ def run_tasks_verb(args: argparse.Namespace) -> int:
             max_tokens=args.policy_max_tokens,
             timeout=args.timeout,
             max_retries=1,
+            http_async_client=http,
         )
-        world = world_model_from_args(args) if args.lookahead else None
+        world = world_model_from_args(args, max_tokens=args.max_tokens) if args.lookahead else None
 
         def middleware() -> list[Any]:
             return [] if world is None else [LookaheadMiddleware(world)]
@@ -133,9 +146,7 @@ def run_tasks_verb(args: argparse.Namespace) -> int:
         finally:
             if world is not None:
                 await world.aclose()
-            client = getattr(policy, "root_async_client", None)
-            if client is not None:
-                await client.close()
+            await http.aclose()
 
     suite = asyncio.run(go())
     summary = suite.summary()
