@@ -314,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         help="system prompts sent (auto: the shipped adapter's profile); give the profile a "
         "candidate --adapter was trained with",
     )
+    p.add_argument("--no-base", action="store_true", help="score only the adapter (merged mode)")
     p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--concurrency", type=int, default=1)
     p.add_argument("--history-tokens", type=int, default=1500, help="0 skips the long history")
@@ -364,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         adapter = embedded_adapter(args.adapter)
         result["adapter_placeholder"] = adapter.placeholder
-        for label in ("base", "adapter"):
+        for label in ("adapter",) if args.no_base else ("base", "adapter"):
             folder = (
                 prepare_embedded_model(base_only=True)
                 if label == "base"
