@@ -52,6 +52,7 @@ class HintWords:
         self._found: dict[str, bool] = {}
         self._outside: dict[str, bool] = {}
         self._stripped: str | None = None
+        self._chars: dict[str, bool] = {}
 
     def after(self, lower: str, placeholders: Collection[str]) -> HintWords:
         """The hint words of ``lower``: this text with values replaced by ``placeholders``.
@@ -80,12 +81,30 @@ class HintWords:
                 return True
         return not hints
 
-    def _has(self, hint: str) -> bool:
-        found = self._found.get(hint)
+    def has(self, word: str) -> bool:
+        """Whether ``word`` (lower case, a hint or not) is in the text; each word searched once.
+
+        A word is not searched for when one of its characters is absent (one
+        ``memchr`` per character, far cheaper than a search for the word) or a
+        hint inside it is known to be absent.
+        """
+        found = self._found.get(word)
         if found is None:
-            inner = self._inner.get(hint, ())
-            found = not any(self._found.get(h) is False for h in inner) and hint in self._lower
-            self._found[hint] = found
+            inner = self._inner.get(word, ())
+            found = (
+                all(map(self._has_char, word))
+                and not any(self._found.get(h) is False for h in inner)
+                and word in self._lower
+            )
+            self._found[word] = found
+        return found
+
+    _has = has
+
+    def _has_char(self, char: str) -> bool:
+        found = self._chars.get(char)
+        if found is None:
+            found = self._chars[char] = char in self._lower
         return found
 
     def _has_outside(self, hint: str) -> bool:
