@@ -175,9 +175,16 @@ class Redactor:
                 continue
             if hints is None and not rule.applies(lower, ascii_only):
                 continue
-            matches = rule.matches(text, lower)
             made: set[str] = set()
-            new = splice(text, matches, functools.partial(self._stand_in, rule, learned, made))
+            decide = functools.partial(self._stand_in, rule, learned, made)
+            bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
+            if bulk is not None and bulk[1]:
+                new = text
+                for m in bulk[0]:
+                    new = new.replace(text[m.start() : m.end()], decide(text, m))
+            else:
+                has = hints.has if hints is not None else None
+                new = splice(text, bulk[0] if bulk else rule.matches(text, lower, has), decide)
             if new != text:
                 text, lower = new, new.lower()
                 hints = hints.after(lower, made) if hints is not None else None
