@@ -14,7 +14,7 @@ import re
 import pytest
 
 from aw_lookahead._bulk_redaction import HintWords, splice
-from aw_lookahead._redact_rules import builtin_rules
+from aw_lookahead._redact_rules import Rule, builtin_rules
 from aw_lookahead.redact import Redactor
 
 
@@ -115,3 +115,56 @@ def test_placeholder_words_hint_only_context_rules() -> None:
         assert not found.any(("secret",), near=False)  # only inside a placeholder
         assert found.any(("aws", "secret"), near=True)  # context words count there
         assert found.any(("bearer",), near=False)
+
+
+_DENSE_UNITS = [
+    "password=hunter2x ", "PASSWORD=hunter2x ", "PassWord=hunter2x ", "Bearer abcdefghijklmnop ",
+    "xBearer abcdefghijklmnop ", '{"userPassword": "hunter2x", "accessToken": "t0k3n-abc"} ',
+    "apikey=zz9zz9 ", "api_key=zz9zz9 ", "credentials: x1y2z3 ", "token: None ", "é", "密",
+    "sk-proj-" + "Ab3dEf6h" * 6 + " ", "password=hunter2xhunter2x ", "[", "]", "\n", "\\n",
+    "secret_key=abc ", "aws ", "Ab3dEf6hAb3dEf6hAb3dEf6hAb3dEf6hAb3dEf6h ", "ghp_" + "a" * 36,
+    "machine h login u password p4ssw0rd ", "mysql -uroot -pSECRET1 ", "x", "=", ": ",
+]  # fmt: skip
+
+
+def test_bulk_rewrites_exactly_what_match_by_match_rewrites(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(7)
+    key = b"k" * 16
+    texts = []
+    for _ in range(60):
+        pool = rng.sample(_DENSE_UNITS, rng.randint(1, 5))
+        texts.append("".join(rng.choice(pool) for _ in range(rng.choice([300, 1500]))))
+    fast = [Redactor(key=key).text(text) for text in texts]
+    taken = 0
+    bulk = Rule.bulk
+
+    def counted(self: Rule, text: str, lower: str, has: object) -> object:
+        nonlocal taken
+        found = bulk(self, text, lower, has)  # type: ignore[arg-type]
+        taken += found is not None and found[1]
+        return found
+
+    monkeypatch.setattr(Rule, "bulk", counted)
+    assert [Redactor(key=key).text(text) for text in texts] == fast
+    assert taken >= 20  # the str.replace path was taken, not only the match-by-match one
+    monkeypatch.setattr(Rule, "bulk", lambda *args: None)
+    assert [Redactor(key=key).text(text) for text in texts] == fast
+
+
+def test_word_branches_find_what_the_scan_finds() -> None:
+    rng = random.Random(21)
+    pieces = [
+        "password", "passwd", "secret", "token", "credentials", "credential", "apikey",
+        "api_key", "api-key", "access_key", "private-key", "passwort", "mot de passe",
+        "secret_key", "=", ": ", "%3a", "\\\"", "'", '"', " ", "\n", "none", "x7kq9",
+        "abcdefghijk", "]", "_value", "-hash", "s",
+    ]  # fmt: skip
+    (rule,) = [rule for rule in builtin_rules() if rule.branches]
+    assert rule.scan is not None
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 16)))
+        want = [m.span() for m in rule.scan.finditer(text)]
+        found = rule._by_branches(text, text.__contains__)
+        assert [m.span() for m in found] == want, text
