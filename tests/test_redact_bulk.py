@@ -13,8 +13,10 @@ import re
 
 import pytest
 
+from aw_lookahead import _bulk_redaction
 from aw_lookahead._bulk_redaction import HintWords, splice
 from aw_lookahead._redact_rules import Rule, builtin_rules
+from aw_lookahead._seen_secrets import KnownSecrets
 from aw_lookahead.redact import Redactor
 
 
@@ -168,3 +170,47 @@ def test_word_branches_find_what_the_scan_finds() -> None:
         want = [m.span() for m in rule.scan.finditer(text)]
         found = rule._by_branches(text, text.__contains__)
         assert [m.span() for m in found] == want, text
+
+
+def test_many_distinct_secrets_decided_at_once_read_as_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(3)
+    forms = [
+        "password={}x ", "Bearer tok{}abcdefghij ", '"secret": "s{}q" ', "é{} ",
+        "sk-proj-{}" + "Ab3dEf6h" * 3 + " ", "[REDACTED_SECRET_{}] ", "PASSWORD={}X\n",
+    ]  # fmt: skip
+    key = b"k" * 16
+    texts = [
+        "".join(rng.choice(forms).format(f"{rng.randrange(10**6):06d}") for _ in range(n))
+        for n in (300, 2000, 5000)
+    ]
+    at_once = []
+    for text in texts:
+        redactor = Redactor(key=key)
+        at_once.append((redactor.text(text), redactor._known.learned_since(0)))
+    monkeypatch.setattr(_bulk_redaction, "_DECIDE_ALL", 10**9)
+    one_by_one = []
+    for text in texts:
+        redactor = Redactor(key=key)
+        one_by_one.append((redactor.text(text), redactor._known.learned_since(0)))
+    assert at_once == one_by_one
+
+
+def test_a_large_batch_of_secrets_is_remembered_as_one_at_a_time() -> None:
+    rng = random.Random(5)
+    for _ in range(20):
+        batch = [
+            (f"s3cr3t-{rng.randrange(400):04d}", f"[REDACTED_SECRET_{rng.randrange(99)}]")
+            for _ in range(rng.choice([10, 300, 900]))
+        ]
+        batch += [("short", "x"), ("onlyletters", "x"), ("[REDACTED_X_1]-long", "x")]
+        rng.shuffle(batch)
+        together, single = KnownSecrets("[REDACTED_"), KnownSecrets("[REDACTED_")
+        together.learn([("already-known-1", "p")])
+        single.learn([("already-known-1", "p")])
+        learned = together.learn(batch)
+        assert learned == any([single.learn([pair]) for pair in batch])
+        text = " ".join(secret for secret, _ in batch) + " already-known-1"
+        assert together.sub(text) == single.sub(text)
+        assert [s for s, _ in together.learned_since(0)] == [s for s, _ in single.learned_since(0)]

@@ -25,6 +25,8 @@ BULK_CHARS = 4096
 _PLACEHOLDERS = re.compile(r"\[redacted_[a-z0-9_]+\]")
 _FEW_PLACEHOLDERS = 64
 """Up to this many new placeholders, :meth:`HintWords.after` reads them instead of the text."""
+_DECIDE_ALL = 64
+"""From this many distinct matches on, :func:`splice` hands them to ``decide_all`` at once."""
 _REPLACE_MAX = 256
 """The longest repeated match text :func:`splice` replaces with ``str.replace``."""
 
@@ -119,13 +121,18 @@ class HintWords:
 
 
 def splice(
-    text: str, matches: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+    text: str,
+    matches: list[re.Match[str]],
+    decide: Callable[[str, re.Match[str]], str],
+    decide_all: Callable[[str, list[re.Match[str]]], list[str]] | None = None,
 ) -> str:
     """``text`` with each match replaced by ``decide(text, match)``.
 
     ``matches`` are in order, do not overlap, and their spans index ``text``.
     ``decide`` is called once per distinct match text, for its first
-    occurrence, in the order of first occurrences.
+    occurrence, in the order of first occurrences. ``decide_all``, when
+    given, decides many distinct matches in one call instead (the same
+    results, in the same order).
     """
     if not matches:
         return text
@@ -148,7 +155,12 @@ def splice(
     else:
         wholes = list(map(text.__getitem__, map(slice, starts, ends)))
         first = dict(zip(reversed(wholes), reversed(matches), strict=True))
-        decided = {w: decide(text, first[w]) for w in dict.fromkeys(wholes)}
+        distinct = list(dict.fromkeys(wholes))
+        if decide_all is None or len(distinct) < _DECIDE_ALL:
+            decided = {w: decide(text, first[w]) for w in distinct}
+        else:
+            firsts = list(map(first.__getitem__, distinct))
+            decided = dict(zip(distinct, decide_all(text, firsts), strict=True))
     pieces: list[str] = [""] * (2 * len(matches) + 1)
     pieces[0::2] = map(text.__getitem__, map(slice, [0, *ends], [*starts, len(text)]))
     pieces[1::2] = map(decided.__getitem__, wholes)

@@ -198,10 +198,18 @@ class Rule:
             return None
         regex, scan, *branches = self.bare
         if self.anchored and self.branches and len(lower) == len(text) and lower.isascii():
-            pairs = zip(self.branches, branches, strict=True)
-            found = [
-                w for (lit, _), b in pairs if has(lit) and b is not None for w in b.findall(lower)
-            ]
+            found = []
+            for (literal, branch), bare_branch in zip(self.branches, branches, strict=True):
+                if not has(literal):
+                    continue
+                assert bare_branch is not None
+                head = list(itertools.islice(branch.finditer(lower), _MANY))
+                texts = list(map(re.Match.group, head))
+                if len(set(texts)) > _FEW_REPEATED:
+                    return None  # not a few repeated texts: the rest need not be read
+                found += texts
+                if len(head) == _MANY:
+                    found += bare_branch.findall(lower, head[-1].end())
             if len(found) < _MANY:
                 return None
             on, matcher = lower, self.scan
@@ -217,7 +225,10 @@ class Rule:
             head = list(itertools.islice(matcher.finditer(on), _MANY))
             if len(head) < _MANY:
                 return self._word_starts(text, head), False
-            found = [*map(re.Match.group, head), *bare.findall(on, head[-1].end())]
+            texts = list(map(re.Match.group, head))
+            if len(set(texts)) > _FEW_REPEATED:
+                return None
+            found = [*texts, *bare.findall(on, head[-1].end())]
         counts = Counter(found)
         if len(counts) > _FEW_REPEATED:
             return None
