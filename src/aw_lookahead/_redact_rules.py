@@ -10,6 +10,7 @@ documented in :mod:`aw_lookahead.redact`, which applies these rules.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
@@ -36,6 +37,8 @@ _FIELD_NAME = re.compile(
     r"account_?key|shared_?access_?key|connection_?string|session_?id|sessid)"
     r"(?:[_-](?:key|value|hash|b64|base64))?$"
 )
+_FIELD_WORDS = tuple(f"{_SECRET_WORDS}|{_LOCAL_WORDS}".split("|"))
+"""The words that lead the ``secret_field`` pattern, one by one."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -114,18 +117,10 @@ class Rule:
         if self.anchored and source.startswith("(?i)"):
             object.__setattr__(self, "scan", re.compile(source[4:]))
         if self.lead:
-            head = "(?i)(?:" + "|".join(self.lead) + ")"
-            if not source.startswith(head):
-                raise ValueError(f"{self.kind}: the pattern does not start with its lead words")
-            rest = source[len(head) :]
-            branches = tuple((_literal_start(w), re.compile(w + rest)) for w in self.lead)
-            object.__setattr__(self, "branches", branches)
+            object.__setattr__(self, "branches", _branches(self.kind, source, self.lead))
         names = tuple(g for g in _VALUE_GROUPS if g in self.regex.groupindex)
         object.__setattr__(self, "groups", names)
-        patterns = (self.regex, self.scan, *(b for _, b in self.branches))
-        bare = tuple(_bare(p) if p is not None else None for p in patterns)
-        if all(b is not None for b, p in zip(bare, patterns, strict=True) if p is not None):
-            object.__setattr__(self, "bare", bare)
+        object.__setattr__(self, "bare", _bare_all(self.regex, self.scan, self.lead))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
@@ -292,12 +287,46 @@ _MANY = 256
 """From this many matches on, :meth:`Rule.bulk` reads the rest as texts (``findall``)."""
 
 
+@functools.cache
+def _branches(
+    kind: str, source: str, lead: tuple[str, ...]
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """:attr:`Rule.branches` of a pattern ``(?i)(?:w1|w2|…)rest`` led by the words ``lead``."""
+    head = "(?i)(?:" + "|".join(lead) + ")"
+    if not source.startswith(head):
+        raise ValueError(f"{kind}: the pattern does not start with its lead words")
+    rest = source[len(head) :]
+    return tuple((_literal_start(w), re.compile(w + rest)) for w in lead)
+
+
+def _bare_all(
+    regex: re.Pattern[str], scan: re.Pattern[str] | None, lead: tuple[str, ...]
+) -> tuple[re.Pattern[str] | None, ...]:
+    """:attr:`Rule.bare`: the pattern, its scan and its branches without capturing groups."""
+    key = (regex.pattern, regex.flags, scan is not None, lead)
+    done = _BARE.get(key)
+    if done is None:
+        branches = _branches("", regex.pattern, lead) if lead else ()
+        patterns = (regex, scan, *(b for _, b in branches))
+        bare = tuple(_bare(p) if p is not None else None for p in patterns)
+        fit = all(b is not None for b, p in zip(bare, patterns, strict=True) if p is not None)
+        done = _BARE[key] = bare if fit else ()
+    return done
+
+
+_BARE: dict[tuple[str, int, bool, tuple[str, ...]], tuple[re.Pattern[str] | None, ...]] = {}
+
+
 def _bare(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """``pattern`` with its named groups made non-capturing; None if it still captures."""
-    source = pattern.pattern
+    return _bare_source(pattern.pattern, pattern.flags)
+
+
+@functools.cache
+def _bare_source(source: str, flags: int) -> re.Pattern[str] | None:
     if "(?P=" in source or "(?(" in source:
         return None
-    bare = re.compile(re.sub(r"\(\?P<\w+>", "(?:", source), pattern.flags)
+    bare = re.compile(re.sub(r"\(\?P<\w+>", "(?:", source), flags)
     return bare if bare.groups == 0 else None
 
 
@@ -561,6 +590,6 @@ def builtin_rules() -> list[Rule]:
             # Five searches rule most texts out; the anchors are only looked for after them.
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
             anchors=_SECRET_HINTS,
-            lead=tuple(f"{_SECRET_WORDS}|{_LOCAL_WORDS}".split("|")),
+            lead=_FIELD_WORDS,
         ),
     ]

@@ -108,7 +108,7 @@ class Redactor:
     ) -> None:
         self.enabled = enabled
         self._key = key if key is not None else secrets.token_bytes(16)
-        self._mac = hmac.new(self._key, digestmod="sha256")  # copied per secret in bulk
+        self._mac: hmac.HMAC | None = None  # the keyed state, copied per secret in bulk
         self._rules: list[Rule] = builtin_rules() if builtin else []
         # Histories repeat across candidates and steps: remember recent message texts.
         self._memo: OrderedDict[str, str] = OrderedDict()
@@ -249,6 +249,8 @@ class Redactor:
     def _digest(self, data: bytes) -> bytes:
         """``hmac.digest(key, data, "sha256")``, a third cheaper for many secrets: the
         keyed state is copied instead of set up again."""
+        if self._mac is None:
+            self._mac = hmac.new(self._key, digestmod="sha256")
         mac = self._mac.copy()
         mac.update(data)
         return mac.digest()
