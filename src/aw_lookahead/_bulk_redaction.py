@@ -23,6 +23,8 @@ __all__ = ["BULK_CHARS", "HintWords", "splice"]
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
 _PLACEHOLDERS = re.compile(r"\[redacted_[a-z0-9_]+\]")
+_PLACEHOLDER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""What a lower-cased placeholder is written with, besides its brackets."""
 _FEW_PLACEHOLDERS = 64
 """Up to this many new placeholders, :meth:`HintWords.after` reads them instead of the text."""
 _DECIDE_ALL = 64
@@ -55,6 +57,9 @@ class HintWords:
         self._outside: dict[str, bool] = {}
         self._stripped: str | None = None
         self._chars: dict[str, bool] = {}
+        self._narrow: bytes | None = None
+        self._gone: frozenset[str] = frozenset()
+        """Characters absent from the text outside placeholders (absent before they came)."""
 
     def after(self, lower: str, placeholders: Collection[str]) -> HintWords:
         """The hint words of ``lower``: this text with values replaced by ``placeholders``.
@@ -65,6 +70,8 @@ class HintWords:
         held are looked for again.
         """
         new = HintWords(lower, self._ascii_only, self._vocabulary)
+        gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
+        new._gone = self._gone.union(gone)
         if len(placeholders) > _FEW_PLACEHOLDERS:
             return new
         marks = "\n".join(placeholders).lower()
@@ -79,9 +86,15 @@ class HintWords:
         for hint in hints:
             if self._ascii_only and not hint.isascii():
                 continue
+            if not near and "[" not in hint and "]" not in hint and self._gone_outside(hint):
+                continue
             if self._has(hint) and (near or self._has_outside(hint)):
                 return True
         return not hints
+
+    def _gone_outside(self, word: str) -> bool:
+        """Whether a character of ``word`` is absent outside placeholders (then so is it)."""
+        return any(c in self._gone or not self._has_char(c) for c in word)
 
     def has(self, word: str) -> bool:
         """Whether ``word`` (lower case, a hint or not) is in the text; each word searched once.
@@ -96,10 +109,19 @@ class HintWords:
             found = (
                 all(map(self._has_char, word))
                 and not any(self._found.get(h) is False for h in inner)
-                and word in self._lower
+                and self._search(word)
             )
             self._found[word] = found
         return found
+
+    def _search(self, word: str) -> bool:
+        """``word in`` the text. An ASCII word is looked for in a one-byte copy of a text
+        that has wider characters (each of those a ``?`` there, which no word holds)."""
+        if self._ascii_only or not word.isascii() or "?" in word:
+            return word in self._lower
+        if self._narrow is None:
+            self._narrow = self._lower.encode("ascii", "replace")
+        return word.encode() in self._narrow
 
     _has = has
 
