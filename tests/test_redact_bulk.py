@@ -214,3 +214,22 @@ def test_a_large_batch_of_secrets_is_remembered_as_one_at_a_time() -> None:
         text = " ".join(secret for secret, _ in batch) + " already-known-1"
         assert together.sub(text) == single.sub(text)
         assert [s for s, _ in together.learned_since(0)] == [s for s, _ in single.learned_since(0)]
+
+
+def test_hint_words_in_wide_text_and_after_placeholders() -> None:
+    vocabulary = frozenset({"bearer", "token", "secret", "sk-"})
+    wide = "密é" * 3000 + " bearer abcdefghijklmnop sk-"
+    hints = HintWords(wide.lower(), False, vocabulary)
+    assert hints.has("bearer")
+    assert hints.has("sk-")
+    assert not hints.has("token")
+    assert not hints.has("tok?n")
+    stand_in = "[REDACTED_TOKEN_SECRET_0a1b2c]"  # brings t, n and c: "token", "secret"
+    after = wide.replace("abcdefghijklmnop", stand_in).lower()
+    many = {stand_in} | {f"[REDACTED_X_{i}]" for i in range(100)}  # past the few remembered
+    for found in (hints.after(after, {stand_in}), hints.after(after, many)):
+        assert found.has("token")  # in the text, inside the placeholder
+        assert not found.any(("token",), near=False)
+        assert not found.any(("secret",), near=False)
+        assert found.any(("secret",), near=True)
+        assert found.any(("bearer",), near=False)
