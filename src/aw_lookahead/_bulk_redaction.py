@@ -1,13 +1,15 @@
 """What keeps redacting a large text cheap: hint words looked for once, splicing in bulk.
 
-A megabyte of tool output is checked for some seventy hint words, one search
-of the whole text each; :class:`HintWords` looks for each word once per text,
-skips a word when a shorter hint inside it is absent, and tells hints that
-only occur inside placeholders (``secret`` in ``[REDACTED_SECRET_…]``) from
-real ones. Input made of nothing but secrets has a match every few
-characters: :func:`splice` decides each distinct match text once and puts the
-text back together with C-level iteration (``map``, ``dict``, ``str.join``),
-or with one ``str.replace`` when all matches are one repeated text.
+A megabyte of tool output is checked for some seventy hint words;
+:class:`HintWords` looks for each word once per text, skips a word when one
+of its characters or a shorter hint inside it is absent, and tells hints
+that only occur inside placeholders (``secret`` in ``[REDACTED_SECRET_…]``)
+from real ones. Input made of nothing but secrets has a match every few
+characters: :func:`splice` decides each distinct match text once (many at
+once through ``decide_all``) and puts the text back together with C-level
+iteration (``map``, ``dict``, ``str.join``), or with one ``str.replace``
+when all matches are one repeated text. (A rule's own bulk reading, texts
+instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
 """
 
 from __future__ import annotations
