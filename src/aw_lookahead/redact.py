@@ -180,19 +180,35 @@ class Redactor:
             made: set[str] = set()
             decide = functools.partial(self._stand_in, rule, learned, made)
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
+            has = hints.has if hints is not None else None
             bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
             if bulk is not None and bulk[1]:
-                new = text
-                for m in bulk[0]:
-                    new = new.replace(text[m.start() : m.end()], decide(text, m))
+                new = self._rewrite(text, bulk[0], decide)
+                if new is None:
+                    new = splice(text, rule.matches(text, lower, has), decide, decide_all)
             else:
-                has = hints.has if hints is not None else None
-                matches = bulk[0] if bulk else rule.matches(text, lower, has)
+                matches = bulk[0] if bulk is not None else rule.matches(text, lower, has)
                 new = splice(text, matches, decide, decide_all)
             if new != text:
                 text, lower = new, new.lower()
                 hints = hints.after(lower, made) if hints is not None else None
         self._learn(learned.items())
+        return text
+
+    @staticmethod
+    def _rewrite(
+        text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+    ) -> str | None:
+        """``text`` with every occurrence of each match text of ``firsts`` replaced by its
+        decision (see :meth:`Rule.bulk`); None when a replacement holds a match text
+        replaced after it (then each match is rewritten where it is instead)."""
+        rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
+        rewrites = [(old, new) for old, new in rewrites if old != new]
+        for i, (_, new) in enumerate(rewrites):
+            if any(later in new for later, _ in rewrites[i + 1 :]):
+                return None
+        for old, new in rewrites:
+            text = text.replace(old, new)
         return text
 
     def _hint_words(self, lower: str, ascii_only: bool) -> HintWords | None:
