@@ -27,9 +27,11 @@ tree's in the same run, with the verdict for both and the speed-up.
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import importlib
 import io
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,6 +107,7 @@ def _baseline(rev: str) -> type[Redactor]:
     if tar.returncode != 0:
         sys.exit(f"bench/redact.py: cannot read {rev!r}: {tar.stderr.decode().strip()}")
     where = Path(tempfile.mkdtemp(prefix="redact-baseline-"))
+    atexit.register(shutil.rmtree, where, True)
     with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
         archive.extractall(where, filter="data")
     name = "aw_lookahead_redact_baseline"
@@ -184,7 +187,7 @@ def main() -> None:
                 f"   {was / cpu:5.2f}x faster  output {'identical' if same else 'DIFFERS'}"
             )
         print(line)
-    print(f"\n{'all inputs within' if not failed else f'{failed} inputs over'} the target")
+    print(f"\n{failed or 'no'} input{'' if failed == 1 else 's'} over the target")
 
 
 if __name__ == "__main__":
