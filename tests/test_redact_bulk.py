@@ -13,8 +13,10 @@ import re
 
 import pytest
 
+from aw_lookahead import _bulk_redaction
 from aw_lookahead._bulk_redaction import HintWords, splice
-from aw_lookahead._redact_rules import builtin_rules
+from aw_lookahead._redact_rules import Rule, builtin_rules
+from aw_lookahead._seen_secrets import KnownSecrets
 from aw_lookahead.redact import Redactor
 
 
@@ -115,3 +117,131 @@ def test_placeholder_words_hint_only_context_rules() -> None:
         assert not found.any(("secret",), near=False)  # only inside a placeholder
         assert found.any(("aws", "secret"), near=True)  # context words count there
         assert found.any(("bearer",), near=False)
+
+
+_DENSE_UNITS = [
+    "password=hunter2x ", "PASSWORD=hunter2x ", "PassWord=hunter2x ", "Bearer abcdefghijklmnop ",
+    "xBearer abcdefghijklmnop ", '{"userPassword": "hunter2x", "accessToken": "t0k3n-abc"} ',
+    "apikey=zz9zz9 ", "api_key=zz9zz9 ", "credentials: x1y2z3 ", "token: None ", "é", "密",
+    "sk-proj-" + "Ab3dEf6h" * 6 + " ", "password=hunter2xhunter2x ", "[", "]", "\n", "\\n",
+    "secret_key=abc ", "aws ", "Ab3dEf6hAb3dEf6hAb3dEf6hAb3dEf6hAb3dEf6h ", "ghp_" + "a" * 36,
+    "machine h login u password p4ssw0rd ", "mysql -uroot -pSECRET1 ", "x", "=", ": ",
+]  # fmt: skip
+
+
+def test_bulk_rewrites_exactly_what_match_by_match_rewrites(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(7)
+    key = b"k" * 16
+    texts = []
+    for _ in range(60):
+        pool = rng.sample(_DENSE_UNITS, rng.randint(1, 5))
+        texts.append("".join(rng.choice(pool) for _ in range(rng.choice([300, 1500]))))
+    fast = [Redactor(key=key).text(text) for text in texts]
+    taken = 0
+    bulk = Rule.bulk
+
+    def counted(self: Rule, text: str, lower: str, has: object) -> object:
+        nonlocal taken
+        found = bulk(self, text, lower, has)  # type: ignore[arg-type]
+        taken += found is not None and found[1]
+        return found
+
+    monkeypatch.setattr(Rule, "bulk", counted)
+    assert [Redactor(key=key).text(text) for text in texts] == fast
+    assert taken >= 20  # the str.replace path was taken, not only the match-by-match one
+    monkeypatch.setattr(Rule, "bulk", lambda *args: None)
+    assert [Redactor(key=key).text(text) for text in texts] == fast
+
+
+def test_word_branches_find_what_the_scan_finds() -> None:
+    rng = random.Random(21)
+    pieces = [
+        "password", "passwd", "secret", "token", "credentials", "credential", "apikey",
+        "api_key", "api-key", "access_key", "private-key", "passwort", "mot de passe",
+        "secret_key", "=", ": ", "%3a", "\\\"", "'", '"', " ", "\n", "none", "x7kq9",
+        "abcdefghijk", "]", "_value", "-hash", "s",
+    ]  # fmt: skip
+    (rule,) = [rule for rule in builtin_rules() if rule.branches]
+    assert rule.scan is not None
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 16)))
+        want = [m.span() for m in rule.scan.finditer(text)]
+        found = rule._by_branches(text, text.__contains__)
+        assert [m.span() for m in found] == want, text
+
+
+def test_many_distinct_secrets_decided_at_once_read_as_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(3)
+    forms = [
+        "password={}x ", "Bearer tok{}abcdefghij ", '"secret": "s{}q" ', "é{} ",
+        "sk-proj-{}" + "Ab3dEf6h" * 3 + " ", "[REDACTED_SECRET_{}] ", "PASSWORD={}X\n",
+    ]  # fmt: skip
+    key = b"k" * 16
+    texts = [
+        "".join(rng.choice(forms).format(f"{rng.randrange(10**6):06d}") for _ in range(n))
+        for n in (300, 2000, 5000)
+    ]
+    at_once = []
+    for text in texts:
+        redactor = Redactor(key=key)
+        at_once.append((redactor.text(text), redactor._known.learned_since(0)))
+    monkeypatch.setattr(_bulk_redaction, "_DECIDE_ALL", 10**9)
+    one_by_one = []
+    for text in texts:
+        redactor = Redactor(key=key)
+        one_by_one.append((redactor.text(text), redactor._known.learned_since(0)))
+    assert at_once == one_by_one
+
+
+def test_a_large_batch_of_secrets_is_remembered_as_one_at_a_time() -> None:
+    rng = random.Random(5)
+    for _ in range(20):
+        batch = [
+            (f"s3cr3t-{rng.randrange(400):04d}", f"[REDACTED_SECRET_{rng.randrange(99)}]")
+            for _ in range(rng.choice([10, 300, 900]))
+        ]
+        batch += [("short", "x"), ("onlyletters", "x"), ("[REDACTED_X_1]-long", "x")]
+        rng.shuffle(batch)
+        together, single = KnownSecrets("[REDACTED_"), KnownSecrets("[REDACTED_")
+        together.learn([("already-known-1", "p")])
+        single.learn([("already-known-1", "p")])
+        learned = together.learn(batch)
+        assert learned == any([single.learn([pair]) for pair in batch])
+        text = " ".join(secret for secret, _ in batch) + " already-known-1"
+        assert together.sub(text) == single.sub(text)
+        assert [s for s, _ in together.learned_since(0)] == [s for s, _ in single.learned_since(0)]
+
+
+def test_hint_words_in_wide_text_and_after_placeholders() -> None:
+    vocabulary = frozenset({"bearer", "token", "secret", "sk-"})
+    wide = "密é" * 3000 + " bearer abcdefghijklmnop sk-"
+    hints = HintWords(wide.lower(), False, vocabulary)
+    assert hints.has("bearer")
+    assert hints.has("sk-")
+    assert not hints.has("token")
+    assert not hints.has("tok?n")
+    stand_in = "[REDACTED_TOKEN_SECRET_0a1b2c]"  # brings t, n and c: "token", "secret"
+    after = wide.replace("abcdefghijklmnop", stand_in).lower()
+    many = {stand_in} | {f"[REDACTED_X_{i}]" for i in range(100)}  # past the few remembered
+    for found in (hints.after(after, {stand_in}), hints.after(after, many)):
+        assert found.has("token")  # in the text, inside the placeholder
+        assert not found.any(("token",), near=False)
+        assert not found.any(("secret",), near=False)
+        assert found.any(("secret",), near=True)
+        assert found.any(("bearer",), near=False)
+
+
+def test_a_placeholder_holding_a_later_match_text_is_not_rewritten_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = b"k" * 16
+    extra = {"word": r"tok9xyz|REDACTED"}  # the placeholder of the first holds the second
+    text = "x tok9xyz y REDACTED " * 400
+    fast = Redactor(key=key, extra=extra).text(text)
+    monkeypatch.setattr(Rule, "bulk", lambda *args: None)
+    assert fast == Redactor(key=key, extra=extra).text(text)
+    assert fast.count("[REDACTED_WORD_") == 800

@@ -1,13 +1,15 @@
 """What keeps redacting a large text cheap: hint words looked for once, splicing in bulk.
 
-A megabyte of tool output is checked for some seventy hint words, one search
-of the whole text each; :class:`HintWords` looks for each word once per text,
-skips a word when a shorter hint inside it is absent, and tells hints that
-only occur inside placeholders (``secret`` in ``[REDACTED_SECRET_…]``) from
-real ones. Input made of nothing but secrets has a match every few
-characters: :func:`splice` decides each distinct match text once and puts the
-text back together with C-level iteration (``map``, ``dict``, ``str.join``),
-or with one ``str.replace`` when all matches are one repeated text.
+A megabyte of tool output is checked for some seventy hint words;
+:class:`HintWords` looks for each word once per text, skips a word when one
+of its characters or a shorter hint inside it is absent, and tells hints
+that only occur inside placeholders (``secret`` in ``[REDACTED_SECRET_…]``)
+from real ones. Input made of nothing but secrets has a match every few
+characters: :func:`splice` decides each distinct match text once (many at
+once through ``decide_all``) and puts the text back together with C-level
+iteration (``map``, ``dict``, ``str.join``), or with one ``str.replace``
+when all matches are one repeated text. (A rule's own bulk reading, texts
+instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ __all__ = ["BULK_CHARS", "HintWords", "splice"]
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
 _PLACEHOLDERS = re.compile(r"\[redacted_[a-z0-9_]+\]")
+_PLACEHOLDER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""What a lower-cased placeholder is written with, besides its brackets."""
 _FEW_PLACEHOLDERS = 64
 """Up to this many new placeholders, :meth:`HintWords.after` reads them instead of the text."""
+_DECIDE_ALL = 64
+"""From this many distinct matches on, :func:`splice` hands them to ``decide_all`` at once."""
 _REPLACE_MAX = 256
 """The longest repeated match text :func:`splice` replaces with ``str.replace``."""
 
@@ -52,6 +58,10 @@ class HintWords:
         self._found: dict[str, bool] = {}
         self._outside: dict[str, bool] = {}
         self._stripped: str | None = None
+        self._chars: dict[str, bool] = {}
+        self._narrow: bytes | None = None
+        self._gone: frozenset[str] = frozenset()
+        """Characters absent from the text outside placeholders (absent before they came)."""
 
     def after(self, lower: str, placeholders: Collection[str]) -> HintWords:
         """The hint words of ``lower``: this text with values replaced by ``placeholders``.
@@ -62,6 +72,8 @@ class HintWords:
         held are looked for again.
         """
         new = HintWords(lower, self._ascii_only, self._vocabulary)
+        gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
+        new._gone = self._gone.union(gone)
         if len(placeholders) > _FEW_PLACEHOLDERS:
             return new
         marks = "\n".join(placeholders).lower()
@@ -76,16 +88,49 @@ class HintWords:
         for hint in hints:
             if self._ascii_only and not hint.isascii():
                 continue
+            if not near and "[" not in hint and "]" not in hint and self._gone_outside(hint):
+                continue
             if self._has(hint) and (near or self._has_outside(hint)):
                 return True
         return not hints
 
-    def _has(self, hint: str) -> bool:
-        found = self._found.get(hint)
+    def _gone_outside(self, word: str) -> bool:
+        """Whether a character of ``word`` is absent outside placeholders (then so is it)."""
+        return any(c in self._gone or not self._has_char(c) for c in word)
+
+    def has(self, word: str) -> bool:
+        """Whether ``word`` (lower case, a hint or not) is in the text; each word searched once.
+
+        A word is not searched for when one of its characters is absent (one
+        ``memchr`` per character, far cheaper than a search for the word) or a
+        hint inside it is known to be absent.
+        """
+        found = self._found.get(word)
         if found is None:
-            inner = self._inner.get(hint, ())
-            found = not any(self._found.get(h) is False for h in inner) and hint in self._lower
-            self._found[hint] = found
+            inner = self._inner.get(word, ())
+            found = (
+                all(map(self._has_char, word))
+                and not any(self._found.get(h) is False for h in inner)
+                and self._search(word)
+            )
+            self._found[word] = found
+        return found
+
+    def _search(self, word: str) -> bool:
+        """``word in`` the text. An ASCII word is looked for in a one-byte copy of a text
+        that has wider characters (each of those a ``?`` there, which no word holds)."""
+        if self._ascii_only or not word.isascii() or "?" in word:
+            return word in self._lower
+        if self._narrow is None:
+            self._narrow = self._lower.encode("ascii", "replace")
+        return word.encode() in self._narrow
+
+    _has = has
+
+    def _has_char(self, char: str) -> bool:
+        found = self._chars.get(char)
+        if found is None:
+            found = self._chars[char] = char in self._lower
         return found
 
     def _has_outside(self, hint: str) -> bool:
@@ -100,13 +145,18 @@ class HintWords:
 
 
 def splice(
-    text: str, matches: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+    text: str,
+    matches: list[re.Match[str]],
+    decide: Callable[[str, re.Match[str]], str],
+    decide_all: Callable[[str, list[re.Match[str]]], list[str]] | None = None,
 ) -> str:
     """``text`` with each match replaced by ``decide(text, match)``.
 
     ``matches`` are in order, do not overlap, and their spans index ``text``.
     ``decide`` is called once per distinct match text, for its first
-    occurrence, in the order of first occurrences.
+    occurrence, in the order of first occurrences. ``decide_all``, when
+    given, decides many distinct matches in one call instead (the same
+    results, in the same order).
     """
     if not matches:
         return text
@@ -129,7 +179,12 @@ def splice(
     else:
         wholes = list(map(text.__getitem__, map(slice, starts, ends)))
         first = dict(zip(reversed(wholes), reversed(matches), strict=True))
-        decided = {w: decide(text, first[w]) for w in dict.fromkeys(wholes)}
+        distinct = list(dict.fromkeys(wholes))
+        if decide_all is None or len(distinct) < _DECIDE_ALL:
+            decided = {w: decide(text, first[w]) for w in distinct}
+        else:
+            firsts = list(map(first.__getitem__, distinct))
+            decided = dict(zip(distinct, decide_all(text, firsts), strict=True))
     pieces: list[str] = [""] * (2 * len(matches) + 1)
     pieces[0::2] = map(text.__getitem__, map(slice, [0, *ends], [*starts, len(text)]))
     pieces[1::2] = map(decided.__getitem__, wholes)

@@ -10,7 +10,11 @@ documented in :mod:`aw_lookahead.redact`, which applies these rules.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +37,8 @@ _FIELD_NAME = re.compile(
     r"account_?key|shared_?access_?key|connection_?string|session_?id|sessid)"
     r"(?:[_-](?:key|value|hash|b64|base64))?$"
 )
+_FIELD_WORDS = tuple(f"{_SECRET_WORDS}|{_LOCAL_WORDS}".split("|"))
+"""The words that lead the ``secret_field`` pattern, one by one."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -94,15 +100,27 @@ class Rule:
     """For an anchored ``(?i)`` rule: its pattern without ``(?i)``, run over the lower-cased
     text when that is ASCII and the anchors are many (same matches, same spans: the pattern is
     written in lower case), so the regex engine scans instead of one call per anchor."""
+    lead: tuple[str, ...] = ()
+    """For a ``(?i)`` pattern that starts with a group of alternative words,
+    ``(?i)(?:w1|w2|…)rest``: the words, as written there (lower case)."""
+    branches: tuple[tuple[str, re.Pattern[str]], ...] = field(default=(), init=False, compare=False)
+    """From :attr:`lead`: each word's literal start with ``word + rest`` compiled, run over the
+    lower-cased text; a pattern led by a literal is scanned for as fast as a substring."""
     groups: tuple[str, ...] = field(default=(), init=False, compare=False)
     """The value groups this pattern has (``secret``, ``dq``, ``sq``), first found is replaced."""
+    bare: tuple[re.Pattern[str] | None, ...] = field(default=(), init=False, compare=False)
+    """The pattern, :attr:`scan` and :attr:`branches` without capturing groups (same matches,
+    ``findall`` gives their texts without a match object each); empty when one cannot be made."""
 
     def __post_init__(self) -> None:
         source = self.regex.pattern
         if self.anchored and source.startswith("(?i)"):
             object.__setattr__(self, "scan", re.compile(source[4:]))
+        if self.lead:
+            object.__setattr__(self, "branches", _branches(self.kind, source, self.lead))
         names = tuple(g for g in _VALUE_GROUPS if g in self.regex.groupindex)
         object.__setattr__(self, "groups", names)
+        object.__setattr__(self, "bare", _bare_all(self.regex, self.scan, self.lead))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
@@ -123,15 +141,22 @@ class Rule:
                 return start, end
         return match.span()
 
-    def matches(self, text: str, lower: str) -> list[re.Match[str]]:
+    def matches(
+        self, text: str, lower: str, has: Callable[[str], bool] | None = None
+    ) -> list[re.Match[str]]:
         """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
 
         Their spans index ``text`` (a match of :attr:`scan` is one on ``lower``,
         with the same spans). Matches that fail :attr:`word_start` are left out.
+        ``has`` tells whether a word is in ``lower`` (remembered across rules);
+        with it, absent anchors are not looked for and :attr:`branches` are used.
         """
+        has = has or lower.__contains__
         if not self.anchored or len(lower) != len(text):
             found = list(self.regex.finditer(text))
-        elif (starts := self._anchor_starts(lower)) is None:
+        elif self.branches and lower.isascii():
+            found = self._by_branches(lower, has)
+        elif (starts := self._anchor_starts(lower, has)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
@@ -140,16 +165,113 @@ class Rule:
                 match = self.regex.match(text, at) if not found or at >= found[-1].end() else None
                 if match is not None:
                     found.append(match)
+        return self._word_starts(text, found)
+
+    def _word_starts(self, text: str, found: list[re.Match[str]]) -> list[re.Match[str]]:
+        """``found`` less the matches that fail :attr:`word_start`."""
         if not self.word_start:
             return found
         return [m for m in found if starts_word(text, m.start())]
 
-    def _anchor_starts(self, lower: str) -> list[int] | None:
+    def bulk(
+        self, text: str, lower: str, has: Callable[[str], bool]
+    ) -> tuple[list[re.Match[str]], bool] | None:
+        """This rule's matches in a large ``text``, or for one dense with a few repeated
+        matches, one match of each distinct match text; None: use :meth:`matches`.
+
+        ``(matches, False)``: the matches, as :meth:`matches` gives them (there were few).
+        ``(representatives, True)``: one match per distinct match text, in order of first
+        occurrence, and replacing every occurrence of those texts (``str.replace``) rewrites
+        exactly the rule's matches. That is taken when each text occurs exactly as often as
+        it is matched (in ``text`` and, for a scan of the lower-cased text, there too), none
+        can overlap another or itself, none holds a bracket (so none can appear across a
+        placeholder's edge), and for a :attr:`word_start` rule no occurrence follows a word
+        character. Past the first matches, their texts come from ``findall`` of :attr:`bare`:
+        no match object each.
+        """
+        if not self.bare:
+            return None
+        regex, scan, *branches = self.bare
+        if self.anchored and self.branches and len(lower) == len(text) and lower.isascii():
+            found = []
+            for (literal, branch), bare_branch in zip(self.branches, branches, strict=True):
+                if not has(literal):
+                    continue
+                assert bare_branch is not None
+                head = list(itertools.islice(branch.finditer(lower), _MANY))
+                texts = list(map(re.Match.group, head))
+                if len(set(texts)) > _FEW_REPEATED:
+                    return None  # not a few repeated texts: the rest need not be read
+                found += texts
+                if len(head) == _MANY:
+                    found += bare_branch.findall(lower, head[-1].end())
+            if len(found) < _MANY:
+                return None
+            on, matcher = lower, self.scan
+        else:
+            if not self.anchored or len(lower) != len(text):
+                on, matcher, bare = text, self.regex, regex
+            elif scan is not None and lower.isascii() and self._anchor_starts(lower, has) is None:
+                on, matcher, bare = lower, self.scan, scan
+            else:
+                return None
+            assert matcher is not None
+            assert bare is not None
+            head = list(itertools.islice(matcher.finditer(on), _MANY))
+            if len(head) < _MANY:
+                return self._word_starts(text, head), False
+            texts = list(map(re.Match.group, head))
+            if len(set(texts)) > _FEW_REPEATED:
+                return None
+            found = [*texts, *bare.findall(on, head[-1].end())]
+        counts = Counter(found)
+        if len(counts) > _FEW_REPEATED:
+            return None
+        reps: list[re.Match[str]] = []
+        for whole, count in counts.items():
+            at = on.find(whole)
+            first = text[at : at + len(whole)]
+            if on.count(whole) != count or (on is not text and text.count(first) != count):
+                return None
+            if "[" in first or "]" in first or (self.word_start and _after_word(text, first)):
+                return None
+            assert matcher is not None
+            match = matcher.match(on, at)
+            if match is None or match.end() != at + len(whole):
+                return None
+            reps.append(match)
+        if not _apart(list(counts)):
+            return None
+        return sorted(reps, key=re.Match.start), True
+
+    def _by_branches(self, lower: str, has: Callable[[str], bool]) -> list[re.Match[str]]:
+        """What :attr:`scan` finds in ``lower``, from the branches whose word is present.
+
+        Each branch is scanned on its own; when their matches do not overlap
+        they are exactly the scan's (at any start, at most one word's text can
+        be there); when they do, the scan itself decides.
+        """
+        runs = [list(b.finditer(lower)) for literal, b in self.branches if has(literal)]
+        runs = [run for run in runs if run]
+        if len(runs) < 2:
+            return runs[0] if runs else []
+        found = [m for run in runs for m in run]
+        found.sort(key=re.Match.span)
+        found = list(dict(zip(map(re.Match.span, found), found, strict=True)).values())
+        ends = map(re.Match.end, found)
+        if all(map(operator.le, ends, map(re.Match.start, found[1:]))):
+            return found
+        assert self.scan is not None
+        return list(self.scan.finditer(lower))
+
+    def _anchor_starts(self, lower: str, has: Callable[[str], bool]) -> list[int] | None:
         """Where the anchors are, in order; None past one per ``_SCAN_EVERY`` characters of
         ASCII text when :attr:`scan` can take over."""
         limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
         starts: set[int] = set()
         for hint in self.anchors or self.hints:
+            if not has(hint):
+                continue
             at = lower.find(hint)
             while at >= 0:
                 starts.add(at)
@@ -157,6 +279,81 @@ class Rule:
                     return None
                 at = lower.find(hint, at + 1)
         return sorted(starts)
+
+
+_FEW_REPEATED = 16
+"""The most distinct match texts :meth:`Rule.bulk` replaces by ``str.replace``."""
+_MANY = 256
+"""From this many matches on, :meth:`Rule.bulk` reads the rest as texts (``findall``)."""
+
+
+@functools.cache
+def _branches(
+    kind: str, source: str, lead: tuple[str, ...]
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """:attr:`Rule.branches` of a pattern ``(?i)(?:w1|w2|…)rest`` led by the words ``lead``."""
+    head = "(?i)(?:" + "|".join(lead) + ")"
+    if not source.startswith(head):
+        raise ValueError(f"{kind}: the pattern does not start with its lead words")
+    rest = source[len(head) :]
+    return tuple((_literal_start(w), re.compile(w + rest)) for w in lead)
+
+
+def _bare_all(
+    regex: re.Pattern[str], scan: re.Pattern[str] | None, lead: tuple[str, ...]
+) -> tuple[re.Pattern[str] | None, ...]:
+    """:attr:`Rule.bare`: the pattern, its scan and its branches without capturing groups."""
+    key = (regex.pattern, regex.flags, scan is not None, lead)
+    done = _BARE.get(key)
+    if done is None:
+        branches = _branches("", regex.pattern, lead) if lead else ()
+        patterns = (regex, scan, *(b for _, b in branches))
+        bare = tuple(_bare(p) if p is not None else None for p in patterns)
+        fit = all(b is not None for b, p in zip(bare, patterns, strict=True) if p is not None)
+        done = _BARE[key] = bare if fit else ()
+    return done
+
+
+_BARE: dict[tuple[str, int, bool, tuple[str, ...]], tuple[re.Pattern[str] | None, ...]] = {}
+
+
+def _bare(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``pattern`` with its named groups made non-capturing; None if it still captures."""
+    return _bare_source(pattern.pattern, pattern.flags)
+
+
+@functools.cache
+def _bare_source(source: str, flags: int) -> re.Pattern[str] | None:
+    if "(?P=" in source or "(?(" in source:
+        return None
+    bare = re.compile(re.sub(r"\(\?P<\w+>", "(?:", source), flags)
+    return bare if bare.groups == 0 else None
+
+
+def _after_word(text: str, whole: str) -> bool:
+    """Whether some occurrence of ``whole`` in ``text`` follows a word character."""
+    literal = re.escape(whole)
+    return re.search(rf"{literal}(?<=[A-Za-z0-9_]{literal})", text) is not None
+
+
+def _apart(wholes: list[str]) -> bool:
+    """Whether no occurrence of one of ``wholes`` can overlap another occurrence of any."""
+    for a in wholes:
+        for b in wholes:
+            if a != b and a in b:
+                return False
+            if any(a.endswith(b[:k]) for k in range(1, min(len(a), len(b)))):
+                return False
+    return True
+
+
+def _literal_start(word: str) -> str:
+    """What ``word`` (a regex) starts with literally: ``api`` of ``api[_-]?key``,
+    ``credential`` of ``credentials?``."""
+    literal = re.match(r"[^\\\[\](){}.*+?|^$]*", word)
+    assert literal is not None
+    start = literal.group()
+    return start[:-1] if word[len(start) : len(start) + 1] in ("?", "*", "{") else start
 
 
 def _mixed(value: str) -> bool:
@@ -393,5 +590,6 @@ def builtin_rules() -> list[Rule]:
             # Five searches rule most texts out; the anchors are only looked for after them.
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
             anchors=_SECRET_HINTS,
+            lead=_FIELD_WORDS,
         ),
     ]
