@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, Unpack
+from typing import Annotated, Any, NotRequired, Unpack
 
 from langchain.agents.middleware import (
     AgentMiddleware,
@@ -57,6 +57,8 @@ from ._gate import (
     STATE_KEY,
     EngineOwner,
     Gatekeeper,
+    GateMode,
+    OnVeto,
     as_lookahead,
     check_on_veto,
     outcome_update,
@@ -113,12 +115,12 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         self,
         world_model: WorldModel | Lookahead,
         *,
-        mode: Literal["gate", "select"] = "gate",
+        mode: GateMode = "gate",
         k: int = 3,
         temperature: float = 0.9,
         domains: Mapping[str, str] | DomainMap | None = None,
         tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
-        on_veto: Literal["block", "interrupt"] = "block",
+        on_veto: OnVeto = "block",
         note_unchecked: bool = True,
         **engine_options: Unpack[EngineOptions],
     ) -> None:

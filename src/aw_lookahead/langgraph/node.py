@@ -48,6 +48,7 @@ from aw_lookahead.worldmodel.base import WorldModel
 from ._gate import (
     EngineOwner,
     Gatekeeper,
+    OnVeto,
     as_lookahead,
     call_digest,
     check_on_veto,
@@ -122,7 +123,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         tools_node: str = "tools",
         messages_key: str = "messages",
         state_key: str | None = None,
-        on_veto: Literal["block", "interrupt"] = "block",
+        on_veto: OnVeto = "block",
         note_unchecked: bool = True,
         **engine_options: Unpack[EngineOptions],
     ) -> None:

@@ -62,6 +62,7 @@ from .abstention import Abstention, served_model_name
 from .cache import PredictionCache, step_keys
 from .calibration import Calibration, VetoThreshold
 from .judges import Judge
+from .options import SimulatePolicy
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
 from .safety import (
@@ -82,7 +83,6 @@ __all__ = [
     "served_model_name",
 ]
 
-SimulatePolicy = Literal["always", "risky", "never"]
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
 
 
