@@ -38,13 +38,13 @@ import random
 
 from trap_tasks import BASES, LABELS, Task, select_tasks
 
+from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
 from aw_lookahead.lookahead import Lookahead
 from aw_lookahead.lookahead.evidence import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 
 def _keys(command: str) -> list[dict[str, object]]:

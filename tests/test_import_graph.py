@@ -228,7 +228,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "errors _version _contract _metrics _net _redact_rules _seen_secrets _deprecated _progress"
         " _bulk_redaction",
         "redact _extras _jsonl _sync",
-        "trajectory",
+        "trajectory endpoint",
         "prompts",
         "agentworldbench worldmodel",
         "embedded",

@@ -323,3 +323,11 @@ def test_the_readme_layout_lists_every_package() -> None:
     assert "datagen" in packages
     missing = [name for name in packages if f"  {name}/" not in layout]
     assert not missing, f"README.md's layout omits {missing}"
+    modules = [
+        info.name
+        for info in pkgutil.iter_modules(aw_lookahead.__path__)
+        if not info.ispkg and not info.name.startswith("_")
+    ]
+    assert "endpoint" in modules
+    unlisted = [name for name in modules if f"{name}.py" not in layout]
+    assert not unlisted, f"README.md's layout omits the modules {unlisted}"

@@ -4,7 +4,7 @@ Event loops: async hooks (``ainvoke``/``astream``) run the engine on the
 caller's running loop; sync hooks (``invoke``) run it on the package's one
 background loop, as the engine's own ``*_sync`` wrappers do. The world
 model's HTTP client is opened per call on the running loop (see
-:class:`~aw_lookahead.worldmodel.provider.OpenAIProvider`), so one agent can
+:class:`~aw_lookahead.endpoint.OpenAIProvider`), so one agent can
 be driven by successive ``asyncio.run`` calls, ``invoke`` then ``ainvoke``,
 or several threads.
 
