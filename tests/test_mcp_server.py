@@ -203,3 +203,13 @@ async def test_streamable_http_subprocess(http_server: tuple[str, str | None]) -
         result = await client.call_tool("simulate", {"action": PRESENT})
     assert names == {"simulate", "lookahead"}
     assert result.is_error  # nothing serves at 127.0.0.1:9: a tool error, not a dead server
+
+
+def test_the_tools_domain_names_are_the_trajectory_domains() -> None:
+    """The tools' JSON schema spells the domains as a Literal; it must name every Domain."""
+    from typing import get_args
+
+    from aw_lookahead.mcp._models import DomainName
+    from aw_lookahead.trajectory import Domain
+
+    assert sorted(get_args(DomainName)) == sorted(d.value for d in Domain)
