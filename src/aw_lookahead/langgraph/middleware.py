@@ -81,12 +81,6 @@ class LookaheadState(AgentState[Any]):
     lookahead: NotRequired[Annotated[list[dict[str, Any]], operator.add]]
 
 
-def _domain_map(domains: Mapping[str, str] | DomainMap | None) -> DomainMap:
-    if isinstance(domains, DomainMap):
-        return domains
-    return DomainMap(domains=dict(domains or {}))
-
-
 def _calls_tools(response: ModelResponse[Any]) -> bool:
     return any(isinstance(m, AIMessage) and m.tool_calls for m in response.result)
 
@@ -137,7 +131,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         self.temperature = temperature
         self.engine = as_lookahead(world_model, engine_options)
         self._tools_given = tools is not None
-        self.gatekeeper = Gatekeeper(self.engine, domain_map=_domain_map(domains), tools=tools)
+        self.gatekeeper = Gatekeeper(self.engine, domain_map=DomainMap.of(domains), tools=tools)
         self.tools = []
 
     # ------------------------------------------------------------------ gate

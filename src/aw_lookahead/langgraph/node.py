@@ -135,7 +135,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         # tool wrappers find the notes of unchecked calls. Never keyed by the id alone.
         self._decided: OrderedDict[tuple[str | None, ...], Decision] = OrderedDict()
         self._latest: OrderedDict[tuple[str | None, ...], Decision] = OrderedDict()
-        dmap = domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
+        dmap = DomainMap.of(domains)
         self.engine = as_lookahead(world_model, engine_options)
         self.gatekeeper = Gatekeeper(self.engine, domain_map=dmap, tools=tools)
         self.model_node = model_node

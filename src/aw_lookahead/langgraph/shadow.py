@@ -67,9 +67,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
     ) -> None:
         super().__init__()
         self.engine = as_lookahead(world_model, engine_options)
-        self.domain_map = (
-            domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
-        )
+        self.domain_map = DomainMap.of(domains)
         self.writer = JsonlWriter(path) if path is not None else None
         self.on_pair = on_pair
         self.deadline_s = deadline_s
