@@ -5,6 +5,10 @@ interleaved so every length sees the same machine load): a terminal
 history whose last turn is new at every step (an agent's history grows by one
 turn a step: the earlier turns are the same objects, the newest one is not),
 K=4 fresh candidates per step (no cache hits), the default RuleJudge. The
+newest turn and the candidates are spelled apart per length as well as per
+step: the parse caches keyed on an action's text are process-wide, so a length
+that re-used the round's strings would be served by the one measured before it
+(the first length in the loop read ~0.15 ms slower than the others). The
 baseline, measured in the same run, is the world model alone
 (``predict_many`` on the same inputs); overhead = step time - baseline.
 Target: median overhead <= 1 ms at every length, so the cost stays flat as
@@ -63,9 +67,9 @@ async def main(steps: int, k: int, turns: list[int]) -> list[dict[str, Any]]:
     for s in range(steps + 20):
         for n in turns:
             traj = older[n].with_turn(
-                [{"keystrokes": f"make test_{s}\n", "duration": 1}], f"ok {s}"
+                [{"keystrokes": f"make test_{s}_{n}\n", "duration": 1}], f"ok {s} {n}"
             )
-            cands: list[Action] = [f"grep -n pattern_{s}_{c} src/" for c in range(k)]
+            cands: list[Action] = [f"grep -n pattern_{s}_{n}_{c} src/" for c in range(k)]
             c0, t0 = time.thread_time(), time.perf_counter()
             await wm.predict_many(traj, cands)
             c1, t1 = time.thread_time(), time.perf_counter()

@@ -27,10 +27,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
 from aw_lookahead.evaluation import latest_records, load_samples, predict_samples
 from aw_lookahead.evaluation.official import OfficialModel
 from aw_lookahead.worldmodel import OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "agentworldbench_terminal.jsonl"
 

@@ -38,7 +38,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 
 from aw_lookahead.langgraph import LookaheadMiddleware
-from aw_lookahead.lookahead.evidence import veto_basis
+from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.worldmodel import OpenAIWorldModel
 

@@ -20,10 +20,10 @@ import time
 import uuid
 from contextlib import ExitStack
 
+from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
 from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 
 def _history() -> Trajectory:

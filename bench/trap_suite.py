@@ -15,7 +15,7 @@ needs). Candidate order is shuffled with the seed.
   ``--baseline-runs`` runs.
 
 Reported: share of failing / destructive candidates vetoed, split by what the
-veto rests on (:func:`aw_lookahead.lookahead.evidence.veto_basis`): *by
+veto rests on (:func:`aw_lookahead.lookahead.types.veto_basis`): *by
 prediction* (a rule read a failure in the predicted observation: only this
 counts as the world model catching it) or *by action rules* (the command's
 own text, e.g. ``rm -rf``, which needs no world model); false vetoes of good
@@ -38,13 +38,13 @@ import random
 
 from trap_tasks import BASES, LABELS, Task, select_tasks
 
+from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
 from aw_lookahead.lookahead import Lookahead
-from aw_lookahead.lookahead.evidence import veto_basis
+from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import ENV_BASE_URL, ENV_MODEL
 
 
 def _keys(command: str) -> list[dict[str, object]]:

@@ -56,7 +56,7 @@ from langgraph.errors import GraphRecursionError
 
 from aw_lookahead.evaluation.agent_tasks.loop import TextCommands
 from aw_lookahead.langgraph import LookaheadMiddleware, TrajectoryRecorder, read_recording
-from aw_lookahead.lookahead.evidence import veto_basis
+from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.worldmodel import OpenAIWorldModel
 

@@ -126,33 +126,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 MCP_NODE_PREFIX = Path(__file__).resolve().parent.parent / ".cache" / "node"
 
 
-def _npm_install(package: str, installed: Path) -> None:
-    """``npm install --prefix .cache/node <package>`` unless ``installed`` exists already."""
-    if installed.exists():
-        return
+def _npm_package(package: str, installed: Path | None = None) -> Path:
+    """Install ``package`` into MCP_NODE_PREFIX once (aw_lookahead.datagen owns how).
+
+    Returns the server's executable, or ``installed`` (a file the package
+    brings) for a package that is not a server.
+    """
     import shutil
 
-    npm = shutil.which("npm")
-    if npm is None:
-        skip_or_fail_in_ci(f"npm is not installed; {package} needs Node 18+")
-    prefix = str(MCP_NODE_PREFIX)
-    args = [npm, "install", "--no-audit", "--no-fund", "--prefix", prefix, package]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
-    if done.returncode != 0 or not installed.exists():
-        pytest.fail(f"npm install of {package} failed:\n{done.stderr[-3000:]}")
-
-
-def _npm_server(package: str) -> Path:
-    """Install ``package`` into MCP_NODE_PREFIX once (aw_lookahead.datagen owns how)."""
-    import shutil
-
-    from aw_lookahead.datagen.mcp.servers import npm_mcp_server
+    from aw_lookahead.datagen.mcp.servers import npm_install, npm_mcp_server
     from aw_lookahead.errors import AwLookaheadError
 
     if shutil.which("npm") is None:
         skip_or_fail_in_ci(f"npm is not installed; {package} needs Node 18+")
     try:
-        return npm_mcp_server(package, MCP_NODE_PREFIX)
+        if installed is None:
+            return npm_mcp_server(package, MCP_NODE_PREFIX)
+        return npm_install(package, MCP_NODE_PREFIX, installed)
     except AwLookaheadError as exc:
         pytest.fail(f"installing {package} failed: {exc}")
 
@@ -161,14 +151,14 @@ def _npm_server(package: str) -> Path:
 def mcp_fs_server() -> Path:
     from aw_lookahead.datagen.mcp.servers import FILESYSTEM_PACKAGE
 
-    return _npm_server(FILESYSTEM_PACKAGE)
+    return _npm_package(FILESYSTEM_PACKAGE)
 
 
 @pytest.fixture(scope="session")
 def mcp_memory_server() -> Path:
     from aw_lookahead.datagen.mcp.servers import MEMORY_PACKAGE
 
-    return _npm_server(MEMORY_PACKAGE)
+    return _npm_package(MEMORY_PACKAGE)
 
 
 @pytest.fixture(scope="session")
@@ -176,7 +166,7 @@ def mcp_ts_sdk(mcp_fs_server: Path) -> Path:
     """The TypeScript SDK (``@modelcontextprotocol/sdk``) in .cache/node; yields its NODE_PATH."""
     modules = MCP_NODE_PREFIX / "node_modules"
     sdk = modules / "@modelcontextprotocol" / "sdk" / "package.json"
-    _npm_install("@modelcontextprotocol/sdk", sdk)
+    _npm_package("@modelcontextprotocol/sdk", sdk)
     return modules
 
 

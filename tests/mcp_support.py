@@ -1,12 +1,20 @@
-"""Shared pieces of the MCP server tests: start a real ``aw-lookahead mcp`` HTTP server."""
+"""Shared pieces of the MCP tests: start a real ``aw-lookahead mcp`` HTTP server; a world
+model that waits for the client's progress notifications."""
 
 from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import anyio
 import pytest
+
+from aw_lookahead.trajectory import Action, Trajectory
+from aw_lookahead.worldmodel import FunctionWorldModel
+
+OnProgress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
 def start_http(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -20,3 +28,26 @@ def start_http(args: list[str], env: dict[str, str], log: Path) -> subprocess.Po
             pytest.fail(f"server did not start:\n{log.read_text(errors='replace')[-3000:]}")
         time.sleep(0.05)
     return proc
+
+
+def progress_gated_model(
+    observation: str = "meeting at 10:00",
+) -> tuple[FunctionWorldModel, OnProgress, list[float]]:
+    """A world model that answers only after the client has seen two progress notifications.
+
+    Returns the model, the client's ``progress_callback`` and the progress values it saw.
+    """
+    seen: list[float] = []
+    enough = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+        if len(seen) >= 2:
+            enough.set()
+
+    async def model(trajectory: Trajectory, action: Action) -> str:
+        with anyio.fail_after(120):  # a missing notification fails the test, never hangs it
+            await enough.wait()
+        return observation
+
+    return FunctionWorldModel(model), on_progress, seen

@@ -112,3 +112,24 @@ def test_gui_tree_structure() -> None:
     tree = "[1] window 'App'\n  [2] button 'OK'\n  [3] button 'Cancel'"
     assert verify("os", tree, tree).verdict == 1
     assert not verify("os", "[1] window\n          [2] button", tree).format_ok
+
+
+@pytest.mark.parametrize("shell", [False, True])
+@pytest.mark.parametrize(
+    ("prediction", "truth"),
+    [
+        ("$ echo $$\n4242\n", "$ echo $$\n17\n"),
+        ("a\nb\nb\n", "b\na\n"),
+        ("", ""),
+        ("done at 2024-01-02 10:00:00", "done at 2025-03-04 11:11:11\nextra"),
+    ],
+)
+def test_partial_scores_are_the_two_scores_from_one_masking(
+    prediction: str, truth: str, shell: bool
+) -> None:
+    from aw_lookahead.evaluation.rules.scores import line_f1, masked_exact, partial_scores
+
+    assert partial_scores(prediction, truth, shell=shell) == (
+        masked_exact(prediction, truth, shell=shell),
+        line_f1(prediction, truth, shell=shell),
+    )

@@ -86,3 +86,13 @@ def test_tool_definitions_carry_annotations() -> None:
     assert d["inputSchema"]["properties"]["path"]
     assert d["annotations"]["readOnlyHint"] is True
     assert d["annotations"]["destructiveHint"] is True
+
+
+def test_domain_map_of_takes_a_map_or_its_overrides() -> None:
+    """The adapters' ``domains=`` option: a ready map is used as is, a dict becomes one."""
+    ready = DomainMap(default="search")
+    assert DomainMap.of(ready) is ready
+    built = DomainMap.of({"runner": "terminal"})
+    assert built.domain_of("runner") is Domain.TERMINAL
+    assert built.domain_of("fetch") is Domain.MCP
+    assert DomainMap.of(None) == DomainMap()

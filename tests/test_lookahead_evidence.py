@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aw_lookahead.lookahead import Lookahead, RuleJudge
-from aw_lookahead.lookahead.evidence import veto_basis
-from aw_lookahead.lookahead.types import Decision, DecisionKind, Outcome, Signal
+from aw_lookahead.lookahead.types import Decision, DecisionKind, Outcome, Signal, veto_basis
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
 

@@ -12,9 +12,9 @@ import pytest
 
 from aw_lookahead.errors import ServerUnreachableError
 from aw_lookahead.lookahead import DecisionKind, Lookahead, Outcome
-from aw_lookahead.lookahead.evidence import veto_basis
 from aw_lookahead.lookahead.routing import declared_annotations
 from aw_lookahead.lookahead.tool_effects import tool_risk
+from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
 

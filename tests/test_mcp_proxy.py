@@ -27,6 +27,7 @@ from aw_lookahead.mcp import (
 from aw_lookahead.mcp._modes import DRYRUN_MARK, PLACEHOLDER_NOTE
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
+from mcp_support import progress_gated_model
 
 pytestmark = pytest.mark.integration
 
@@ -375,22 +376,8 @@ async def test_every_mode_reports_progress_while_it_waits(
 
     (Shadow mode never waits on the model; its forwarded calls report progress the same way.)
     """
-    seen: list[float] = []
-    enough = anyio.Event()
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append(progress)
-        if len(seen) >= 2:
-            enough.set()
-
-    async def model(trajectory: Trajectory, action: Action) -> str:
-        with anyio.fail_after(120):
-            await enough.wait()
-        return "Successfully wrote to the file"
-
-    proxy = proxy_for(
-        [str(mcp_fs_server), str(tmp_path)], mode, world_model=FunctionWorldModel(model)
-    )
+    wm, on_progress, seen = progress_gated_model("Successfully wrote to the file")
+    proxy = proxy_for([str(mcp_fs_server), str(tmp_path)], mode, world_model=wm)
     args = {"path": str(tmp_path / "p.txt"), "content": "x"}
     async with proxy, Client(proxy.server) as client:
         result = await client.call_tool("write_file", args, progress_callback=on_progress)

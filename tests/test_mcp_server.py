@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx
 import pytest
 
@@ -22,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from aw_lookahead.mcp import build_server
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
-from mcp_support import start_http
+from mcp_support import progress_gated_model, start_http
 
 AW = str(Path(sys.executable).with_name("aw-lookahead"))
 MISSING = {"name": "read_text_file", "arguments": {"path": "/work/missing.txt"}}
@@ -104,24 +103,6 @@ async def test_bad_arguments_are_tool_errors(server: object) -> None:
     async with Client(server) as client:
         result = await client.call_tool("simulate", {"action": PRESENT, "domain": "nowhere"})
     assert result.is_error
-
-
-def progress_gated_model() -> tuple[FunctionWorldModel, Any, list[float]]:
-    """A world model that answers only after the client has seen two progress notifications."""
-    seen: list[float] = []
-    enough = anyio.Event()
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append(progress)
-        if len(seen) >= 2:
-            enough.set()
-
-    async def model(trajectory: Trajectory, action: Action) -> str:
-        with anyio.fail_after(120):  # a missing notification fails the test, never hangs it
-            await enough.wait()
-        return "meeting at 10:00"
-
-    return FunctionWorldModel(model), on_progress, seen
 
 
 @pytest.mark.parametrize("tool", ["simulate", "lookahead"])
@@ -222,3 +203,13 @@ async def test_streamable_http_subprocess(http_server: tuple[str, str | None]) -
         result = await client.call_tool("simulate", {"action": PRESENT})
     assert names == {"simulate", "lookahead"}
     assert result.is_error  # nothing serves at 127.0.0.1:9: a tool error, not a dead server
+
+
+def test_the_tools_domain_names_are_the_trajectory_domains() -> None:
+    """The tools' JSON schema spells the domains as a Literal; it must name every Domain."""
+    from typing import get_args
+
+    from aw_lookahead.mcp._models import DomainName
+    from aw_lookahead.trajectory import Domain
+
+    assert sorted(get_args(DomainName)) == sorted(d.value for d in Domain)

@@ -131,6 +131,36 @@ def test_the_langgraph_adapter_exports_its_whole_surface() -> None:
     } <= set(langgraph.__all__)  # fmt: skip
 
 
+def test_the_adapters_take_the_engines_options_typed() -> None:
+    """Every adapter that builds an engine types its ``**engine_options`` with the engine's own
+    TypedDict, so a misspelt option is a type error where the adapter is built."""
+    pytest.importorskip("langgraph")
+    langgraph = importlib.import_module("aw_lookahead.langgraph")
+    for cls in (langgraph.LookaheadMiddleware, langgraph.LookaheadNode, langgraph.ShadowMiddleware):
+        [extra] = [
+            p
+            for p in inspect.signature(cls.__init__).parameters.values()
+            if p.kind is inspect.Parameter.VAR_KEYWORD
+        ]
+        assert re.fullmatch(r"Unpack\[EngineOptions(Base)?\]", str(extra.annotation)), cls
+
+
+def test_engine_option_literals_are_spelled_once() -> None:
+    """The values of ``simulate`` and ``on_error`` are written in lookahead.options and
+    lookahead.safety only; everything else names those types."""
+    root = Path(aw_lookahead.__file__ or "").parent
+    owners = {root / "lookahead" / "options.py", root / "lookahead" / "safety.py"}
+    spelled = re.compile(r"Literal\[\s*\"(?:always|risky|never|fail_safe|fail_open|fail_closed)\"")
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        if path not in owners
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if spelled.search(line)
+    ]
+    assert not found, found
+
+
 def _warns_and_is(get: Any, expected: Any, old: str, new: str) -> None:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -323,3 +353,11 @@ def test_the_readme_layout_lists_every_package() -> None:
     assert "datagen" in packages
     missing = [name for name in packages if f"  {name}/" not in layout]
     assert not missing, f"README.md's layout omits {missing}"
+    modules = [
+        info.name
+        for info in pkgutil.iter_modules(aw_lookahead.__path__)
+        if not info.ispkg and not info.name.startswith("_")
+    ]
+    assert "endpoint" in modules
+    unlisted = [name for name in modules if f"{name}.py" not in layout]
+    assert not unlisted, f"README.md's layout omits the modules {unlisted}"

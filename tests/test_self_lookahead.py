@@ -15,13 +15,14 @@ world model is asked about.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from lora_support import served_lora
 
 pytestmark = [
     pytest.mark.integration,
@@ -50,27 +51,8 @@ def warmup_adapter(tmp_path_factory: pytest.TempPathFactory, embedded_model_path
 @pytest.fixture
 def served_adapter(vllm_server: Any, warmup_adapter: Path) -> Iterator[str]:
     """The adapter loaded into the one running server under a fresh name."""
-    name = f"warmup-{uuid.uuid4().hex[:8]}"
-    root = vllm_server.base_url.removesuffix("/v1")
-    headers = {"Authorization": f"Bearer {vllm_server.api_key}"}
-    reply = httpx.post(
-        f"{root}/v1/load_lora_adapter",
-        json={"lora_name": name, "lora_path": str(warmup_adapter)},
-        headers=headers,
-        timeout=120,
-        trust_env=False,
-    )
-    assert reply.status_code == 200, reply.text
-    try:
+    with served_lora(vllm_server, warmup_adapter, "warmup") as name:
         yield name
-    finally:
-        httpx.post(
-            f"{root}/v1/unload_lora_adapter",
-            json={"lora_name": name},
-            headers=headers,
-            timeout=60,
-            trust_env=False,
-        )
 
 
 @pytest.mark.timeout(1800)

@@ -141,3 +141,15 @@ def test_cli_report_only_shows_the_mix(embedded_model_path: Path) -> None:
     report = json.loads(done.stdout[done.stdout.index("{") :])
     assert report["agent_samples"] == 5  # round(0.3 / 0.7 * 12)
     assert report["agent_label_tokens"] > 0
+
+
+def test_the_config_builds_the_lora_shape_once(embedded_model_path: Path, tmp_path: Path) -> None:
+    """The SFT and GRPO trainers and the serve hint read the adapter shape from one place."""
+    pytest.importorskip("peft")
+    cfg = TrainConfig(model=embedded_model_path, data=[WORLD], out=tmp_path, lora_r=8)
+    lora = cfg.lora_config()
+    assert (lora.r, lora.lora_alpha, lora.lora_dropout) == (8, 32, 0.0)
+    assert set(lora.target_modules) == set(cfg.lora_targets)
+    assert cfg.served_lora_rank == 16
+    cfg.lora_r = 32
+    assert cfg.served_lora_rank == 32

@@ -10,16 +10,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from aw_lookahead.prompts import history_messages
 from aw_lookahead.training import ChatSample, TurnClass, encode_sample
 from aw_lookahead.trajectory import Trajectory, read_trajectories, write_trajectories
+from lora_support import served_lora
 
 pytestmark = [
     pytest.mark.integration,
@@ -165,18 +164,7 @@ def test_lora_run_lowers_loss_and_vllm_serves_the_adapter(
     assert result["finished"] is True
     assert result["output_dir"] == str(adapter)
 
-    name = f"awl-test-{uuid.uuid4().hex[:8]}"
-    root = vllm_server.base_url.removesuffix("/v1")
-    headers = {"Authorization": f"Bearer {vllm_server.api_key}"}
-    reply = httpx.post(
-        f"{root}/v1/load_lora_adapter",
-        json={"lora_name": name, "lora_path": str(adapter)},
-        headers=headers,
-        timeout=120,
-        trust_env=False,
-    )
-    assert reply.status_code == 200, reply.text
-    try:
+    with served_lora(vllm_server, adapter, "awl-test") as name:
         import asyncio
 
         from aw_lookahead.worldmodel import OpenAIWorldModel
@@ -199,14 +187,6 @@ def test_lora_run_lowers_loss_and_vllm_serves_the_adapter(
         pred = asyncio.run(ask())
         assert pred.model == name
         assert pred.raw
-    finally:
-        httpx.post(
-            f"{root}/v1/unload_lora_adapter",
-            json={"lora_name": name},
-            headers=headers,
-            timeout=60,
-            trust_env=False,
-        )
 
 
 # ----------------------------------------------------------------------------- resume

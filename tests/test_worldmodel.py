@@ -311,7 +311,7 @@ def _http_server(handler: type[BaseHTTPRequestHandler], **attrs: object) -> Iter
 
 @pytest.mark.parametrize("announce", [True, False])
 async def test_an_oversized_reply_is_refused_not_buffered(announce: bool) -> None:
-    from aw_lookahead.worldmodel.provider import MAX_REPLY_BYTES
+    from aw_lookahead.endpoint import MAX_REPLY_BYTES
 
     with _http_server(_Huge, announce=announce, hits=0) as server:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"

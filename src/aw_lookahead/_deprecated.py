@@ -36,6 +36,8 @@ MOVED_MODULES: dict[str, str] = {
     "aw_lookahead.evaluation.reference_judge": "aw_lookahead.evaluation.judges.reference",
     "aw_lookahead.evaluation.rubric_judge": "aw_lookahead.evaluation.judges.rubric",
     "aw_lookahead.evaluation.verifier": "aw_lookahead.evaluation.rules.verifier",
+    "aw_lookahead.lookahead.evidence": "aw_lookahead.lookahead.types",
+    "aw_lookahead.worldmodel.provider": "aw_lookahead.endpoint",
 }
 """Old module path -> the module that now holds everything it held."""
 

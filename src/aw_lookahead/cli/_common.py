@@ -10,10 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from aw_lookahead.errors import UsageError
-from aw_lookahead.prompts import PromptSet
-from aw_lookahead.worldmodel.openai_api import OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import (
+from aw_lookahead.endpoint import (
     DEFAULT_BASE_URL,
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -21,6 +18,9 @@ from aw_lookahead.worldmodel.provider import (
     JUDGE_ENV_BASE_URL,
     JUDGE_ENV_MODEL,
 )
+from aw_lookahead.errors import UsageError
+from aw_lookahead.prompts import PromptSet
+from aw_lookahead.worldmodel.openai_api import OpenAIWorldModel
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:

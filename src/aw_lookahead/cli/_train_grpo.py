@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from aw_lookahead.worldmodel.provider import JUDGE_ENV_MODEL
+from aw_lookahead.endpoint import JUDGE_ENV_MODEL
 
 from ._common import add_judge_options
 

@@ -65,8 +65,8 @@ def register_tasks(sub: Any) -> None:
 async def _policy_model(base_url: str, api_key: str | None, name: str | None) -> str:
     """``name``, or the first model the policy endpoint serves; either way the endpoint must
     answer, so a policy server that is down is one clear error, not a failure per task."""
+    from aw_lookahead.endpoint import OpenAIProvider
     from aw_lookahead.errors import WorldModelError
-    from aw_lookahead.worldmodel.provider import OpenAIProvider
 
     provider = OpenAIProvider.resolve(base_url=base_url, api_key=api_key)
     try:

@@ -35,8 +35,8 @@ def _fmt(value: float | None, pattern: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from aw_lookahead.endpoint import DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL
     from aw_lookahead.serving.metrics import fetch_metrics_sync
-    from aw_lookahead.worldmodel.provider import DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL
 
     base_url = args.base_url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
     api_key = args.api_key or os.environ.get(ENV_API_KEY)

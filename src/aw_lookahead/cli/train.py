@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         if cfg.method == "lora":
             print(
                 f"serve it: vllm serve {cfg.model} --enable-lora --max-lora-rank "
-                f"{max(16, cfg.lora_r)} --lora-modules my-adapter={result.output_dir}"
+                f"{cfg.served_lora_rank} --lora-modules my-adapter={result.output_dir}"
             )
     else:
         print(f"stopped at step {result.step}; continue with --resume")

@@ -35,6 +35,7 @@ from openai import AsyncOpenAI
 
 from aw_lookahead._contract import OBSERVATION_MARKER
 from aw_lookahead.agentworldbench import sample_to_record
+from aw_lookahead.endpoint import UsesProvider
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
@@ -45,7 +46,6 @@ from aw_lookahead.errors import (
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
-from aw_lookahead.worldmodel.provider import UsesProvider
 
 __all__ = [
     "NO_OUTPUT",

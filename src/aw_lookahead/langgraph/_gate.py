@@ -4,7 +4,7 @@ Event loops: async hooks (``ainvoke``/``astream``) run the engine on the
 caller's running loop; sync hooks (``invoke``) run it on the package's one
 background loop, as the engine's own ``*_sync`` wrappers do. The world
 model's HTTP client is opened per call on the running loop (see
-:class:`~aw_lookahead.worldmodel.provider.OpenAIProvider`), so one agent can
+:class:`~aw_lookahead.endpoint.OpenAIProvider`), so one agent can
 be driven by successive ``asyncio.run`` calls, ``invoke`` then ``ainvoke``,
 or several threads.
 
@@ -27,7 +27,7 @@ from langchain_core.tools import BaseTool
 
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead
+from aw_lookahead.lookahead import Decision, EngineOptionsBase, Lookahead
 from aw_lookahead.trajectory import Domain, Trajectory, canonical_arguments
 from aw_lookahead.worldmodel.base import WorldModel
 
@@ -36,7 +36,9 @@ from .convert import VETO_ID_PREFIX, DomainMap, messages_to_trajectory, tool_def
 __all__ = [
     "STATE_KEY",
     "EngineOwner",
+    "GateMode",
     "Gatekeeper",
+    "OnVeto",
     "asked_by_lookahead",
     "call_digest",
     "check_on_veto",
@@ -90,6 +92,13 @@ def thread_of() -> str | None:
     return None if thread is None else str(thread)
 
 
+GateMode = Literal["gate", "select"]
+"""How the middleware uses the engine: check each call, or choose among sampled calls."""
+
+OnVeto = Literal["block", "interrupt"]
+"""What the middleware and the node do with a vetoed call: answer it, or ask a person."""
+
+
 def check_on_veto(on_veto: str) -> None:
     """The ``on_veto`` option of the middleware and the node: ``block`` or ``interrupt``."""
     if on_veto not in ("block", "interrupt"):
@@ -141,7 +150,7 @@ def veto_message(call: Mapping[str, Any], decision: Decision) -> ToolMessage:
 
 
 def record(
-    call: Mapping[str, Any], decision: Decision, mode: Literal["gate", "select"], **extra: Any
+    call: Mapping[str, Any], decision: Decision, mode: GateMode, **extra: Any
 ) -> dict[str, Any]:
     """One JSON state record for a decided call."""
     return {
@@ -156,7 +165,7 @@ def record(
     }
 
 
-def as_lookahead(world_model: WorldModel | Lookahead, options: EngineOptions) -> Lookahead:
+def as_lookahead(world_model: WorldModel | Lookahead, options: EngineOptionsBase) -> Lookahead:
     """``world_model`` itself when it is an engine, else a :class:`Lookahead` around it."""
     if isinstance(world_model, Lookahead):
         if options:

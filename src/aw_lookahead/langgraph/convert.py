@@ -98,6 +98,14 @@ class DomainMap:
         object.__setattr__(self, "domains", parsed)
         object.__setattr__(self, "default", default)
 
+    @classmethod
+    def of(cls, domains: Mapping[str, Domain | str] | DomainMap | None) -> DomainMap:
+        """``domains`` itself when it is a map, else a map with those per-tool overrides.
+
+        The adapters' ``domains=`` option takes either form.
+        """
+        return domains if isinstance(domains, DomainMap) else cls(domains=dict(domains or {}))
+
     def domain_of(self, tool_name: str) -> Domain:
         """The domain of ``tool_name``: the override, else shell-like -> terminal, else default."""
         if tool_name in self.domains:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, Unpack
+from typing import Annotated, Any, NotRequired, Unpack
 
 from langchain.agents.middleware import (
     AgentMiddleware,
@@ -57,6 +57,8 @@ from ._gate import (
     STATE_KEY,
     EngineOwner,
     Gatekeeper,
+    GateMode,
+    OnVeto,
     as_lookahead,
     check_on_veto,
     outcome_update,
@@ -77,12 +79,6 @@ class LookaheadState(AgentState[Any]):
     """Agent state with the lookahead records (appended each turn, kept by the checkpointer)."""
 
     lookahead: NotRequired[Annotated[list[dict[str, Any]], operator.add]]
-
-
-def _domain_map(domains: Mapping[str, str] | DomainMap | None) -> DomainMap:
-    if isinstance(domains, DomainMap):
-        return domains
-    return DomainMap(domains=dict(domains or {}))
 
 
 def _calls_tools(response: ModelResponse[Any]) -> bool:
@@ -113,12 +109,12 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         self,
         world_model: WorldModel | Lookahead,
         *,
-        mode: Literal["gate", "select"] = "gate",
+        mode: GateMode = "gate",
         k: int = 3,
         temperature: float = 0.9,
         domains: Mapping[str, str] | DomainMap | None = None,
         tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
-        on_veto: Literal["block", "interrupt"] = "block",
+        on_veto: OnVeto = "block",
         note_unchecked: bool = True,
         **engine_options: Unpack[EngineOptions],
     ) -> None:
@@ -135,7 +131,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         self.temperature = temperature
         self.engine = as_lookahead(world_model, engine_options)
         self._tools_given = tools is not None
-        self.gatekeeper = Gatekeeper(self.engine, domain_map=_domain_map(domains), tools=tools)
+        self.gatekeeper = Gatekeeper(self.engine, domain_map=DomainMap.of(domains), tools=tools)
         self.tools = []
 
     # ------------------------------------------------------------------ gate

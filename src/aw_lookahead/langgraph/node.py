@@ -48,6 +48,7 @@ from aw_lookahead.worldmodel.base import WorldModel
 from ._gate import (
     EngineOwner,
     Gatekeeper,
+    OnVeto,
     as_lookahead,
     call_digest,
     check_on_veto,
@@ -122,7 +123,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         tools_node: str = "tools",
         messages_key: str = "messages",
         state_key: str | None = None,
-        on_veto: Literal["block", "interrupt"] = "block",
+        on_veto: OnVeto = "block",
         note_unchecked: bool = True,
         **engine_options: Unpack[EngineOptions],
     ) -> None:
@@ -134,7 +135,7 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
         # tool wrappers find the notes of unchecked calls. Never keyed by the id alone.
         self._decided: OrderedDict[tuple[str | None, ...], Decision] = OrderedDict()
         self._latest: OrderedDict[tuple[str | None, ...], Decision] = OrderedDict()
-        dmap = domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
+        dmap = DomainMap.of(domains)
         self.engine = as_lookahead(world_model, engine_options)
         self.gatekeeper = Gatekeeper(self.engine, domain_map=dmap, tools=tools)
         self.model_node = model_node

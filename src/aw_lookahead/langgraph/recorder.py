@@ -88,9 +88,7 @@ class TrajectoryRecorder(AgentMiddleware[Any, Any, Any]):
         fsync: bool = False,
     ) -> None:
         super().__init__()
-        self.domain_map = (
-            domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
-        )
+        self.domain_map = DomainMap.of(domains)
         self.writer = JsonlWriter(path, fsync=fsync)
         self.path = self.writer.path
         self._fallback_id = uuid.uuid4().hex

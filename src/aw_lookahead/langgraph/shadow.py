@@ -24,12 +24,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Unpack
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
 
 from aw_lookahead._sync import submit
-from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead
+from aw_lookahead.lookahead import Decision, EngineOptionsBase, Lookahead
 from aw_lookahead.lookahead.shadow import ShadowPair, divergence, read_shadow_pairs, shadow_pair
 from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory
 from aw_lookahead.worldmodel.base import WorldModel
@@ -47,10 +47,11 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
     """Run every tool call for real and simulate it too; log the pair, change nothing.
 
     ``world_model`` (or a ready ``Lookahead``) and ``engine_options`` as for
-    :class:`~aw_lookahead.langgraph.LookaheadMiddleware`. Pairs go to
+    :class:`~aw_lookahead.langgraph.LookaheadMiddleware`, all but ``deadline_s``
+    (:class:`~aw_lookahead.lookahead.EngineOptionsBase`): here ``deadline_s``
+    bounds how long a finished tool call waits for its simulation. Pairs go to
     ``path`` (JSONL, crash-safe) and/or ``on_pair``; ``pairs`` keeps the last
-    ``keep`` of them in memory. ``deadline_s`` bounds how long a finished tool
-    call waits for its simulation.
+    ``keep`` of them in memory.
     """
 
     def __init__(
@@ -62,14 +63,11 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
         domains: Mapping[str, str] | DomainMap | None = None,
         deadline_s: float = 60.0,
         keep: int = 1000,
-        **engine_options: Any,
+        **engine_options: Unpack[EngineOptionsBase],
     ) -> None:
         super().__init__()
-        # Its own deadline_s is the shadow wait, so the options are not EngineOptions exactly.
-        self.engine = as_lookahead(world_model, cast(EngineOptions, engine_options))
-        self.domain_map = (
-            domains if isinstance(domains, DomainMap) else DomainMap(domains=dict(domains or {}))
-        )
+        self.engine = as_lookahead(world_model, engine_options)
+        self.domain_map = DomainMap.of(domains)
         self.writer = JsonlWriter(path) if path is not None else None
         self.on_pair = on_pair
         self.deadline_s = deadline_s

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .cache import PredictionCache, call_index
 from .engine import EngineStats, Lookahead, default_deadline, heuristic_score
 from .judges import VERDICT_SCHEMA, Judge, LLMJudge, combine_verdicts
-from .options import EngineOptions
+from .options import CheckingPolicy, EngineOptions, EngineOptionsBase, SimulatePolicy
 from .routing import (
     RiskRouter,
     Route,
@@ -43,9 +43,11 @@ __all__ = [
     "ERROR_POLICIES",
     "SEVERITY",
     "VERDICT_SCHEMA",
+    "CheckingPolicy",
     "Decision",
     "DecisionKind",
     "EngineOptions",
+    "EngineOptionsBase",
     "EngineStats",
     "ErrorPolicy",
     "Judge",
@@ -59,6 +61,7 @@ __all__ = [
     "RuleJudge",
     "SelectResult",
     "Signal",
+    "SimulatePolicy",
     "Verdict",
     "action_hazard",
     "call_index",

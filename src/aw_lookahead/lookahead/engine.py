@@ -41,11 +41,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError, UsageError
+from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel.base import (
     Prediction,
@@ -62,6 +64,7 @@ from .abstention import Abstention, served_model_name
 from .cache import PredictionCache, step_keys
 from .calibration import Calibration, VetoThreshold
 from .judges import Judge
+from .options import SimulatePolicy
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
 from .safety import (
@@ -82,7 +85,6 @@ __all__ = [
     "served_model_name",
 ]
 
-SimulatePolicy = Literal["always", "risky", "never"]
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
 
 
@@ -180,7 +182,6 @@ class Lookahead:
             PredictionCache() if cache is None else None if cache is False else cache
         )
         self.veto_outcomes = frozenset(Outcome(o) for o in veto_outcomes)
-        self.prompts = prompts_of(world_model)
         self.stats = EngineStats()
         self._warn = WarnOnce()
         self._abstention = Abstention(
@@ -195,6 +196,17 @@ class Lookahead:
         learns it on its first call); until then the default applies.
         """
         return self._abstention.current()
+
+    @property
+    def prompts(self) -> PromptSet | None:
+        """Deprecated: the engine never read it; use the world model's own ``prompts``."""
+        warnings.warn(
+            "Lookahead.prompts is deprecated and goes away in the next release; "
+            "read the world model's prompts instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return prompts_of(self.world_model)
 
     # ------------------------------------------------------------------ public API
 

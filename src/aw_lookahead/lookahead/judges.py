@@ -19,15 +19,15 @@ from typing import Any, Protocol, runtime_checkable
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
-from aw_lookahead.trajectory import Action, Trajectory, action_text
-from aw_lookahead.worldmodel.base import Prediction
-from aw_lookahead.worldmodel.provider import (
+from aw_lookahead.endpoint import (
     ENV_MODEL,
     OpenAIProvider,
     UsesProvider,
     request_body,
 )
+from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
+from aw_lookahead.trajectory import Action, Trajectory, action_text
+from aw_lookahead.worldmodel.base import Prediction
 
 from .types import SEVERITY, Outcome, Signal, Verdict
 

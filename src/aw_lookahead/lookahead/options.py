@@ -5,6 +5,10 @@ engine from the options they are given; typing those ``**engine_options``
 with :class:`EngineOptions` lets a type checker catch a misspelt or mistyped
 option where the adapter is constructed, as it would for ``Lookahead(...)``.
 The engine's signature stays the one source of defaults and checks.
+
+The option types that are plain literals live here too, so an adapter that
+narrows one (the MCP proxy takes only the policies that check something)
+names the engine's type instead of spelling its values again.
 """
 
 from __future__ import annotations
@@ -16,25 +20,39 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 if TYPE_CHECKING:
     from .cache import PredictionCache
     from .calibration import Calibration
-    from .engine import SimulatePolicy
     from .judges import Judge
     from .routing import RiskRouter
     from .safety import ErrorPolicy
     from .types import Outcome
 
-__all__ = ["EngineOptions"]
+__all__ = ["CheckingPolicy", "EngineOptions", "EngineOptionsBase", "SimulatePolicy"]
+
+CheckingPolicy = Literal["always", "risky"]
+"""The ``simulate`` policies under which actions are checked (``never`` checks none)."""
+
+SimulatePolicy = Literal[CheckingPolicy, "never"]
+"""When the engine simulates an action: ``always``, ``risky`` (as routed), or ``never``."""
 
 
-class EngineOptions(TypedDict, total=False):
-    """Every keyword of ``Lookahead(world_model, ...)``; see its docstring for each one."""
+class EngineOptionsBase(TypedDict, total=False):
+    """Every keyword of ``Lookahead(world_model, ...)`` but ``deadline_s``.
+
+    For an adapter whose own ``deadline_s`` means something else (the shadow
+    middleware's is how long a finished call waits for its simulation).
+    """
 
     judges: Iterable[Judge] | None
     router: RiskRouter | None
     simulate: SimulatePolicy
     on_error: ErrorPolicy
-    deadline_s: float | None
     cache: PredictionCache | Literal[False] | None
     veto_outcomes: Iterable[Outcome]
     threshold: float | None
     false_veto_budget: float | None
     calibration: Calibration | str | os.PathLike[str] | Literal[False] | None
+
+
+class EngineOptions(EngineOptionsBase, total=False):
+    """Every keyword of ``Lookahead(world_model, ...)``; see its docstring for each one."""
+
+    deadline_s: float | None

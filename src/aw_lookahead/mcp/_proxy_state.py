@@ -11,8 +11,10 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVarTuple
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVarTuple
 
+from aw_lookahead.lookahead.options import CheckingPolicy
+from aw_lookahead.lookahead.safety import ErrorPolicy
 from aw_lookahead.trajectory import Trajectory, Turn
 
 from .perturb import Perturbation
@@ -55,8 +57,8 @@ class ProxyConfig:
     """How the proxy decides; see :mod:`aw_lookahead.mcp.proxy` for the modes."""
 
     mode: ProxyMode = ProxyMode.GATE
-    simulate: Literal["always", "risky"] = "risky"
-    on_error: Literal["fail_safe", "fail_open", "fail_closed"] = "fail_safe"
+    simulate: CheckingPolicy = "risky"
+    on_error: ErrorPolicy = "fail_safe"
     deadline_s: float | None = None  # None: from the world model's timeout
     note_unchecked: bool = True
     perturb: Perturbation | None = None

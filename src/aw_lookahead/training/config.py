@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from aw_lookahead._extras import require
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.prompts import (
     PROMPT_PROFILES,
@@ -117,6 +118,22 @@ class TrainConfig:
     """A PEFT LoRA adapter folder to start from (warm start; LoRA only). Its rank, alpha and
     target modules win over ``lora_r``/``lora_alpha``/``lora_targets``; the optimizer and
     schedule start fresh. Continue an interrupted run with ``resume`` instead."""
+
+    def lora_config(self) -> Any:
+        """The ``peft.LoraConfig`` of this run's adapter shape (needs the ``train`` extra)."""
+        peft = require("train", "peft")
+        return peft.LoraConfig(
+            task_type="CAUSAL_LM",
+            r=self.lora_r,
+            lora_alpha=self.lora_alpha,
+            lora_dropout=self.lora_dropout,
+            target_modules=list(self.lora_targets),
+        )
+
+    @property
+    def served_lora_rank(self) -> int:
+        """vLLM's ``--max-lora-rank`` for serving this run's adapter: its rank, at least 16."""
+        return max(16, self.lora_r)
 
     def resolved_profile(self) -> PromptProfile:
         """The prompt profile this run trains with (``"auto"`` resolved by the model folder)."""

@@ -249,16 +249,7 @@ def train_grpo(
         model_init_kwargs={"dtype": torch.bfloat16 if mixed == "bf16" else torch.float32},
         **generation,
     )
-    peft_config = None
-    if cfg.method == "lora":
-        peft = require("train", "peft")
-        peft_config = peft.LoraConfig(
-            task_type="CAUSAL_LM",
-            r=cfg.lora_r,
-            lora_alpha=cfg.lora_alpha,
-            lora_dropout=cfg.lora_dropout,
-            target_modules=list(cfg.lora_targets),
-        )
+    peft_config = cfg.lora_config() if cfg.method == "lora" else None
     recorder = _callback_class(transformers)(cfg.out, cfg.stop_after)
     trainer = trl.GRPOTrainer(
         model=str(cfg.model),
@@ -320,7 +311,7 @@ def _write_result(
 ) -> None:
     serve = None
     if r.output_dir is not None and cfg.method == "lora":
-        rank = max(16, cfg.lora_r)
+        rank = cfg.served_lora_rank
         serve = f"--enable-lora --max-lora-rank {rank} --lora-modules NAME={r.output_dir}"
     elif r.output_dir is not None:
         serve = f"--model {r.output_dir}"

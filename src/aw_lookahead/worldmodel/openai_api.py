@@ -32,6 +32,14 @@ from tenacity import (
     wait_exponential,
 )
 
+from aw_lookahead.endpoint import (
+    DEFAULT_BASE_URL,
+    ENV_MODEL,
+    ModelInfo,
+    OpenAIProvider,
+    UsesProvider,
+    request_body,
+)
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
@@ -47,14 +55,6 @@ from aw_lookahead.trajectory import Action, Trajectory
 from ._context import plan_skip
 from ._reply import checked_reply, reply_prediction
 from .base import BaseWorldModel, Prediction, Sampling, Step, Usage
-from .provider import (
-    DEFAULT_BASE_URL,
-    ENV_MODEL,
-    ModelInfo,
-    OpenAIProvider,
-    UsesProvider,
-    request_body,
-)
 
 __all__ = ["DEFAULT_BASE_URL", "TOP_LOGPROBS", "ModelInfo", "OpenAIWorldModel"]
 

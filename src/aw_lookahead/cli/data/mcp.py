@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from aw_lookahead._progress import line_progress
-from aw_lookahead.cli._common import print_json
-
-from ._outputs import add_output_options, refuse_existing_data
+from ._shared import (
+    add_output_options,
+    add_run_options,
+    print_manifest,
+    progress,
+    refuse_existing_data,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -20,8 +23,9 @@ def register(subparsers: Any) -> None:
         "calls and deliberate mistakes), record each call's real result, and write "
         "train/validation/test JSONL split by family plus manifest.json.",
     )
-    parser.add_argument("--n", type=int, required=True, help="trajectories to record")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    add_run_options(
+        parser, n_help="trajectories to record", workers_help="trajectories recorded at once"
+    )
     parser.add_argument(
         "--servers",
         default="filesystem,git,memory",
@@ -39,9 +43,6 @@ def register(subparsers: Any) -> None:
         help="npm prefix holding the Node servers, installed there if missing "
         "(env AW_LOOKAHEAD_NODE_PREFIX; default ./.cache/node)",
     )
-    parser.add_argument(
-        "--workers", type=int, default=2, help="trajectories recorded at once (default 2)"
-    )
     add_output_options(parser)
     parser.set_defaults(func=run)
 
@@ -52,7 +53,6 @@ def run(args: argparse.Namespace) -> int:
     from aw_lookahead.datagen.mcp import generate_mcp
 
     refuse_existing_data(args)
-    progress = line_progress("data mcp", "trajectories")
     manifest = anyio.run(
         lambda: generate_mcp(
             args.n,
@@ -62,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
             workdir=args.workdir,
             node_prefix=args.node_prefix,
             workers=args.workers,
-            progress=progress,
+            progress=progress("mcp", "trajectories"),
         )
     )
     if args.json:
-        print_json(manifest.model_dump())
+        print_manifest(manifest)
         return 0
     counts = ", ".join(f"{s} {manifest.counts[s]}" for s in manifest.counts)
     extra = manifest.extra

@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from typing import Any
 
-from ._outputs import add_output_options, refuse_existing_data
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+from ._shared import (
+    add_output_options,
+    add_run_options,
+    print_manifest,
+    progress,
+    refuse_existing_data,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -38,11 +26,7 @@ def register(subparsers: Any) -> None:
         "write train/validation/test.jsonl split by family plus manifest.json and "
         "agentworldbench/test.jsonl to OUT. The same seed gives byte-identical files.",
     )
-    parser.add_argument("--n", type=_count, required=True, help="number of tasks to run")
-    parser.add_argument("--seed", type=_seed, default=0, help="seed (default %(default)s)")
-    parser.add_argument(
-        "--workers", type=_count, default=2, help="sandboxes run at once (default %(default)s)"
-    )
+    add_run_options(parser, n_help="number of tasks to run", workers_help="sandboxes run at once")
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds per command (default %(default)s)"
     )
@@ -51,7 +35,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from aw_lookahead.datagen.terminal import generate_terminal, stderr_progress
+    from aw_lookahead.datagen.terminal import generate_terminal
 
     refuse_existing_data(args)
     manifest = asyncio.run(
@@ -61,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
             out=args.out,
             workers=args.workers,
             timeout=args.timeout,
-            progress=stderr_progress("data terminal"),
+            progress=progress("terminal", "tasks"),
         )
     )
     if args.json:
-        print(json.dumps(manifest.model_dump(), sort_keys=True))
+        print_manifest(manifest)
         return 0
     counts = ", ".join(f"{s} {manifest.counts[s]}" for s in manifest.counts)
     families = ", ".join(f"{s} {len(f)}" for s, f in manifest.splits.items())

@@ -23,6 +23,7 @@ __all__ = [
     "MEMORY_PACKAGE",
     "default_node_prefix",
     "git_mcp_server",
+    "npm_install",
     "npm_mcp_server",
 ]
 
@@ -45,26 +46,38 @@ def npm_mcp_server(package: str, prefix: str | Path | None = None, *, install: b
     """
     root = Path(prefix) if prefix is not None else default_node_prefix()
     exe = root / "node_modules" / ".bin" / f"mcp-{package.rsplit('/', 1)[-1]}"
-    if exe.exists() or not install:
-        if not exe.exists():
-            raise ConfigError(
-                f"{exe} is missing; install it with: npm install --prefix {root} {package}"
-            )
-        return exe
+    if not exe.exists() and not install:
+        raise ConfigError(
+            f"{exe} is missing; install it with: npm install --prefix {root} {package}"
+        )
+    return npm_install(package, root, exe)
+
+
+def npm_install(package: str, prefix: str | Path, installed: Path) -> Path:
+    """``npm install --prefix PREFIX PACKAGE`` unless ``installed`` exists; returns ``installed``.
+
+    ``installed`` is a file the package brings (its executable, its
+    ``package.json``): its presence after the install is the proof that it
+    worked. Raises :class:`ConfigError` without npm, :class:`DownstreamError`
+    when the install fails or takes over 600 s.
+    """
+    if installed.exists():
+        return installed
     npm = shutil.which("npm")
     if npm is None:
         raise ConfigError(f"npm is not installed; {package} needs Node.js 18+ and npm on PATH")
-    args = [npm, "install", "--no-audit", "--no-fund", "--prefix", str(root), package]
+    args = [npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix), package]
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False)
     except subprocess.TimeoutExpired as exc:
         raise DownstreamError(f"`{' '.join(args)}` did not finish within 600 s") from exc
-    if done.returncode != 0 or not exe.exists():
+    if done.returncode != 0 or not installed.exists():
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise DownstreamError(
-            f"`npm install --prefix {root} {package}` failed ({tail[0]}); run it by hand to see why"
+            f"`npm install --prefix {prefix} {package}` failed ({tail[0]}); "
+            "run it by hand to see why"
         )
-    return exe
+    return installed
 
 
 def git_mcp_server() -> Path:

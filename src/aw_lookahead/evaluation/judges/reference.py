@@ -36,6 +36,7 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
+from aw_lookahead.endpoint import OpenAIProvider, UsesProvider
 from aw_lookahead.errors import UsageError, WorldModelError
 from aw_lookahead.evaluation.official import (
     REFERENCE_MAX_TOKENS,
@@ -47,7 +48,6 @@ from aw_lookahead.evaluation.official import (
     record_lists,
     subtask,
 )
-from aw_lookahead.worldmodel.provider import OpenAIProvider, UsesProvider
 
 from .verdict import parse_verdict
 

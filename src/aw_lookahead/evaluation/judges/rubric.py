@@ -19,10 +19,10 @@ from typing import Any, Literal
 from openai import AsyncOpenAI
 from pydantic import BaseModel, Field, ValidationError
 
+from aw_lookahead.endpoint import OpenAIProvider, UsesProvider, request_body
 from aw_lookahead.errors import ConfigError, JudgeError, WorldModelError
 from aw_lookahead.evaluation.rules.verifier import RuleResult
 from aw_lookahead.trajectory import TurnSample, action_text
-from aw_lookahead.worldmodel.provider import OpenAIProvider, UsesProvider, request_body
 
 from .rubric_prompt import RUBRIC_SYSTEM, render_judge_user
 
@@ -104,7 +104,7 @@ class RubricJudge(UsesProvider):
     """Scores predictions on our rubric with a chat model behind an OpenAI-compatible API.
 
     ``base_url`` / ``api_key`` default to ``AW_LOOKAHEAD_JUDGE_BASE_URL`` /
-    ``AW_LOOKAHEAD_JUDGE_API_KEY`` (see :mod:`aw_lookahead.worldmodel.provider`).
+    ``AW_LOOKAHEAD_JUDGE_API_KEY`` (see :mod:`aw_lookahead.endpoint`).
 
     ``constraint`` picks how the reply is forced into JSON: ``"regex"``
     (vLLM/SGLang ``structured_outputs``, compact JSON with no free whitespace:

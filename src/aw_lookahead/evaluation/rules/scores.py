@@ -14,7 +14,7 @@ from .masking import normalize_ws
 from .shell import mask_shell
 from .tiers import masked_lines
 
-__all__ = ["line_f1", "masked_exact"]
+__all__ = ["line_f1", "masked_exact", "partial_scores"]
 
 
 def _lines(text: str, shell: bool = False) -> list[str]:
@@ -34,3 +34,9 @@ def masked_exact(prediction: str, truth: str, *, shell: bool = False) -> float:
 def line_f1(prediction: str, truth: str, *, shell: bool = False) -> float:
     """Multiset F1 of masked, normalised, non-empty lines (1.0 when both are empty)."""
     return multiset_f1(Counter(_lines(prediction, shell)), Counter(_lines(truth, shell)))
+
+
+def partial_scores(prediction: str, truth: str, *, shell: bool = False) -> tuple[float, float]:
+    """``(masked_exact, line_f1)`` from one masking of each text (the verifier's single pass)."""
+    predicted, true = _lines(prediction, shell), _lines(truth, shell)
+    return float(predicted == true), multiset_f1(Counter(predicted), Counter(true))

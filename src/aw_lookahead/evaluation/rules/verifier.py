@@ -32,7 +32,7 @@ from aw_lookahead.trajectory import Action, Domain, TurnSample, action_text
 
 from .gui import check_tree
 from .mcp import check_json
-from .scores import line_f1, masked_exact
+from .scores import line_f1, masked_exact, partial_scores
 from .shell import check_shell
 from .tiers import TierResult, text_tiers
 
@@ -118,11 +118,12 @@ def verify(
         fmt = [] if prediction.strip() or not truth.strip() else ["empty prediction"]
         tiers = text_tiers(prediction, truth, context + "\n" + action_text(action))
     ok = not fmt and all(t.ok for t in tiers.values())
+    exact, f1 = partial_scores(prediction, truth, shell=shell)
     return RuleResult(
         verdict=int(ok),
         format_ok=not fmt,
         format_issues=fmt,
         tiers=tiers,
-        masked_exact=masked_exact(prediction, truth, shell=shell),
-        line_f1=round(line_f1(prediction, truth, shell=shell), 4),
+        masked_exact=exact,
+        line_f1=round(f1, 4),
     )

@@ -20,13 +20,7 @@ from typing import Any
 import pytest
 
 from aw_lookahead.agentworldbench import sample_to_record
-from aw_lookahead.errors import JudgeError, ServerUnreachableError, WorldModelError
-from aw_lookahead.evaluation import OfficialModel, ReferenceJudge, RubricJudge
-from aw_lookahead.evaluation.judges.reference import load_reference_judge_prompts
-from aw_lookahead.lookahead import LLMJudge
-from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
-from aw_lookahead.worldmodel import BaseWorldModel, OpenAIWorldModel, Prediction, Step
-from aw_lookahead.worldmodel.provider import (
+from aw_lookahead.endpoint import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_MODEL,
@@ -34,6 +28,12 @@ from aw_lookahead.worldmodel.provider import (
     OpenAIProvider,
     request_body,
 )
+from aw_lookahead.errors import JudgeError, ServerUnreachableError, WorldModelError
+from aw_lookahead.evaluation import OfficialModel, ReferenceJudge, RubricJudge
+from aw_lookahead.evaluation.judges.reference import load_reference_judge_prompts
+from aw_lookahead.lookahead import LLMJudge
+from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
+from aw_lookahead.worldmodel import BaseWorldModel, OpenAIWorldModel, Prediction, Step
 from test_redact_acceptance import Relay, relay  # noqa: F401  (the logging relay fixture)
 
 TOKEN = "ghp_" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(36))
