@@ -45,9 +45,9 @@ def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict
     """The :class:`LocalServer` options of the embedded model (``serve --local`` uses the same):
     a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
     the model worker inside the engine process, at most 16 sequences at once and two malloc
-    arenas (``MALLOC_ARENA_MAX=2``). Measured: 1.48-1.57 GiB proportional set size for the
-    whole server after K=4 requests on a 1,500-token prompt (``bench/server_memory.py``;
-    5.52 GiB with vLLM's CPU defaults)."""
+    arenas (``MALLOC_ARENA_MAX=2``). Measured: 1.48-1.78 GiB proportional set size for the
+    whole server after K=4 requests on a 1,500-token prompt, depending on the run
+    (``bench/server_memory.py``; 5.51 GiB with vLLM's CPU defaults in the same run)."""
     return {
         "max_model_len": 4096,
         "kv_cache_memory_bytes": embedded_kv_cache_bytes(model),
