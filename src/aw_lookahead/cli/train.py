@@ -125,6 +125,13 @@ def register(subparsers: Any) -> None:
         default=None,
         help="torch CPU threads (default: torch's choice; on a busy CPU 1 can beat 2)",
     )
+    p.add_argument(
+        "--lora-kernel",
+        choices=("fused", "peft"),
+        default="fused",
+        help="fused: each LoRA layer as one autograd node (same result, fewer passes); "
+        "peft: PEFT's own forward (default %(default)s)",
+    )
     p.add_argument("--save-every", type=int, default=50, help="checkpoint every N steps")
     p.add_argument("--keep-checkpoints", type=int, default=2)
     p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
@@ -167,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         prompt_profile=args.prompt_profile,
         logits=args.logits,
         threads=args.threads,
+        lora_kernel=args.lora_kernel,
         agent_data=args.agent_data,
         mix=args.mix,
         init_adapter=args.init_adapter,

@@ -23,10 +23,12 @@ __all__ = [
     "start_embedded_server",
 ]
 
-EMBEDDED_KV_TOKENS = 2 * 4096
-"""KV-cache tokens the embedded server reserves: two full 4,096-token contexts (~180 MiB
-for SmolLM2-135M), room for a gate step's candidates sharing a long history (the prefix
-cache stores it once); vLLM queues what does not fit instead of failing."""
+EMBEDDED_KV_TOKENS = 4096 + 1024
+"""KV-cache tokens the embedded server reserves: one full 4,096-token context plus 1,024
+tokens for the ``n`` sampled completions of a check (~113 MiB for SmolLM2-135M; the
+prefix cache stores a shared history once); vLLM queues what does not fit instead of
+failing. Two full contexts (~180 MiB) measured 30-70 MiB more resident memory for the
+whole server and no faster check."""
 
 _SMOLLM2_135M_KV_BYTES_PER_TOKEN = 2 * 30 * 3 * 64 * 2  # layers, kv heads, head dim, bf16
 
@@ -43,9 +45,9 @@ def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict
     """The :class:`LocalServer` options of the embedded model (``serve --local`` uses the same):
     a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
     the model worker inside the engine process, at most 16 sequences at once and two malloc
-    arenas (``MALLOC_ARENA_MAX=2``). Measured: 1.48-1.57 GiB proportional set size for the
-    whole server after K=4 requests on a 1,500-token prompt (``bench/server_memory.py``;
-    5.52 GiB with vLLM's CPU defaults)."""
+    arenas (``MALLOC_ARENA_MAX=2``). Measured: 1.48-1.78 GiB proportional set size for the
+    whole server after K=4 requests on a 1,500-token prompt, depending on the run
+    (``bench/server_memory.py``; 5.51 GiB with vLLM's CPU defaults in the same run)."""
     return {
         "max_model_len": 4096,
         "kv_cache_memory_bytes": embedded_kv_cache_bytes(model),

@@ -22,6 +22,7 @@ from .data import TargetMode
 
 __all__ = [
     "DEFAULT_LORA_TARGETS",
+    "LoraKernel",
     "LossPositions",
     "Method",
     "Precision",
@@ -32,6 +33,7 @@ __all__ = [
 Method = Literal["lora", "full"]
 Precision = Literal["auto", "bf16", "fp32"]
 LossPositions = Literal["labels", "all"]
+LoraKernel = Literal["fused", "peft"]
 
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj",
@@ -73,7 +75,10 @@ class TrainConfig:
     folder's name is served with, see
     :func:`~aw_lookahead.prompts.profile_for_model`); serve the result with
     the same profile. ``threads`` sets torch's CPU threads (``None``: torch's
-    default); on a busy CPU one thread can beat two.
+    default); on a busy CPU one thread can beat two. ``lora_kernel="fused"``
+    runs each plain LoRA layer as one autograd node (fewer full-size passes,
+    same function and adapter files as PEFT's; see
+    :mod:`~aw_lookahead.training._lora_kernel`); ``"peft"`` keeps PEFT's forward.
     """
 
     model: Path
@@ -109,6 +114,7 @@ class TrainConfig:
     prompt_profile: PromptProfile | Literal["auto"] = "auto"
     logits: LossPositions = "labels"
     threads: int | None = None
+    lora_kernel: LoraKernel = "fused"
     agent_data: list[Path] = field(default_factory=list)
     """The agent's own SFT data (OpenAI messages JSONL), mixed in at ``mix``
     (see :mod:`~aw_lookahead.training.mix`)."""
@@ -177,6 +183,8 @@ class TrainConfig:
             )
         if self.logits not in ("labels", "all"):
             raise ConfigError(f"logits must be 'labels' or 'all', got {self.logits!r}")
+        if self.lora_kernel not in ("fused", "peft"):
+            raise ConfigError(f"lora_kernel must be 'fused' or 'peft', got {self.lora_kernel!r}")
         if self.threads is not None and self.threads < 1:
             raise ConfigError(f"threads must be >= 1, got {self.threads}")
         if self.precision not in ("auto", "bf16", "fp32"):

@@ -35,6 +35,7 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
 from . import _artifacts as art
+from ._lora_kernel import use_fused_lora
 from .config import LossPositions, TrainConfig, train_prompts
 from .data import IGNORE_INDEX, DataReport, EncodedSample
 from .dataset_cache import load_or_prepare
@@ -167,6 +168,8 @@ def _build_model(cfg: TrainConfig, torch: Any, mixed: str) -> Any:
         model = peft.get_peft_model(model, lora)
         if cfg.gradient_checkpointing:
             model.enable_input_require_grads()
+    if cfg.method == "lora" and cfg.lora_kernel == "fused":
+        use_fused_lora(model, torch)
     return model
 
 
@@ -432,6 +435,7 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "init_adapter": str(cfg.init_adapter) if cfg.init_adapter else None,
         "logits": cfg.logits,
         "threads": cfg.threads,
+        "lora_kernel": cfg.lora_kernel,
         "cached_data": r.cached_data,
         "output_dir": str(r.output_dir) if r.output_dir else None,
         "vllm_args": serve,
