@@ -158,14 +158,7 @@ def _build_model(cfg: TrainConfig, torch: Any, mixed: str) -> Any:
             model.enable_input_require_grads()
     elif cfg.method == "lora":
         peft = require("train", "peft")
-        lora = peft.LoraConfig(
-            task_type="CAUSAL_LM",
-            r=cfg.lora_r,
-            lora_alpha=cfg.lora_alpha,
-            lora_dropout=cfg.lora_dropout,
-            target_modules=list(cfg.lora_targets),
-        )
-        model = peft.get_peft_model(model, lora)
+        model = peft.get_peft_model(model, cfg.lora_config())
         if cfg.gradient_checkpointing:
             model.enable_input_require_grads()
     if cfg.method == "lora" and cfg.lora_kernel == "fused":
