@@ -8,16 +8,19 @@ hint words that placeholders cannot fake.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
+from pathlib import Path
 
 import pytest
 
-from aw_lookahead import _bulk_redaction
+from aw_lookahead import _bulk_redaction, redact
 from aw_lookahead._bulk_redaction import HintWords, splice
 from aw_lookahead._redact_rules import Rule, builtin_rules
 from aw_lookahead._seen_secrets import KnownSecrets
-from aw_lookahead.redact import Redactor
+from aw_lookahead.redact import DISTINCT_CAP, Redactor
+from aw_lookahead.trajectory import JsonlWriter
 
 
 def test_dense_input_decides_each_distinct_secret_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -245,3 +248,55 @@ def test_a_placeholder_holding_a_later_match_text_is_not_rewritten_again(
     monkeypatch.setattr(Rule, "bulk", lambda *args: None)
     assert fast == Redactor(key=key, extra=extra).text(text)
     assert fast.count("[REDACTED_WORD_") == 800
+
+
+def _distinct_secrets(rng: random.Random, count: int) -> tuple[str, list[str]]:
+    """A text of ``count`` distinct secrets in several written forms, and the secrets."""
+    forms = ["password={} ", '"secret": "{}", ', "Authorization: Bearer {}\n", "token={}\n"]
+    found = [f"v{i:07d}q{rng.randrange(10**6):06d}" for i in range(count)]
+    return "".join(rng.choice(forms).format(s) for s in found), found
+
+
+def test_secrets_past_the_cap_share_one_placeholder_and_are_not_learned(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text, found = _distinct_secrets(random.Random(7), DISTINCT_CAP + 300)
+    redactor = Redactor(key=b"k" * 16)
+    with caplog.at_level(logging.WARNING, logger="aw_lookahead"):
+        out = redactor.text(text)
+    assert not [s for s in found if s in out]
+    keyed = set(re.findall(r"\[REDACTED_SECRET_[0-9a-f]{6}\]", out))
+    assert len(keyed) == DISTINCT_CAP
+    assert out.count("[REDACTED_SECRET_many]") == redactor.over_cap == 300
+    assert "300 more were replaced" in caplog.text
+    learned = {s for s, _ in redactor._known.learned_since(0)}
+    assert learned <= set(found[:DISTINCT_CAP])
+    path = tmp_path / "records.jsonl"
+    with JsonlWriter(path, redactor=Redactor()) as writer:
+        writer.write({"output": text, "lines": text.splitlines()})
+    on_disk = path.read_text()
+    assert not [s for s in found if s in on_disk]
+
+
+def test_past_the_cap_at_once_reads_as_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    text, _ = _distinct_secrets(random.Random(8), DISTINCT_CAP + 500)
+    text = "token=known-secret-1\n" + text + "token=known-secret-1\n"
+    at_once = Redactor(key=b"k" * 16)
+    want = at_once.text(text)
+    monkeypatch.setattr(_bulk_redaction, "_DECIDE_ALL", 10**9)
+    one_by_one = Redactor(key=b"k" * 16)
+    assert one_by_one.text(text) == want
+    assert one_by_one.over_cap == at_once.over_cap >= 500
+    assert one_by_one._known.learned_since(0) == at_once._known.learned_since(0)
+
+
+def test_below_the_cap_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(9)
+    texts = [_distinct_secrets(rng, n)[0] for n in (10, 300, DISTINCT_CAP - 1, DISTINCT_CAP)]
+    texts += [t[: rng.randrange(len(t))] for t in texts]
+    capped = Redactor(key=b"k" * 16)
+    with_cap = [(capped.text(t), capped._known.learned_since(0)) for t in texts]
+    assert capped.over_cap == 0
+    monkeypatch.setattr(redact, "DISTINCT_CAP", 10**9)
+    uncapped = Redactor(key=b"k" * 16)
+    assert with_cap == [(uncapped.text(t), uncapped._known.learned_since(0)) for t in texts]
