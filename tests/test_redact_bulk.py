@@ -300,3 +300,31 @@ def test_below_the_cap_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(redact, "DISTINCT_CAP", 10**9)
     uncapped = Redactor(key=b"k" * 16)
     assert with_cap == [(uncapped.text(t), uncapped._known.learned_since(0)) for t in texts]
+
+
+def test_runs_of_a_class_are_found_as_the_regex_finds_them() -> None:
+    rule = next(r for r in builtin_rules() if r.kind == "aws_secret")
+    assert rule.runs is not None
+    rng = random.Random(11)
+    for _ in range(200):
+        text = "".join(
+            rng.choice(["A", "b", "9", "/", "+", "=", " ", "-", "é", "密", "\u212a", "?"])
+            * rng.choice([1, 1, 5, 39, 40, 41])
+            for _ in range(rng.randrange(1, 60))
+        )
+        want = [m.span() for m in rule.regex.finditer(text)]
+        assert [m.span() for m in rule.matches(text, text.lower())] == want, text
+
+
+def test_known_secrets_trie_matches_the_longest_first_alternation() -> None:
+    rng = random.Random(12)
+    for _ in range(300):
+        words = {"".join(rng.choice("ab[].é") for _ in range(rng.randint(8, 12))) for _ in range(30)}
+        words |= {w + "ab" for w in list(words)[:5]}  # words that are prefixes of others
+        text = " ".join(rng.choice([*words, "ab[", "x"]) for _ in range(60))
+        text += "".join(rng.choice("ab[].éx") for _ in range(300))
+        known = KnownSecrets("[REDACTED_")
+        known.learn((w, f"<{i}>") for i, w in enumerate(words))
+        flat = re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
+        table = dict(known.learned_since(0))
+        assert known.sub(text) == flat.sub(lambda m: table[m.group(0)], text)

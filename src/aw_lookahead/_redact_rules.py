@@ -111,6 +111,11 @@ class Rule:
     bare: tuple[re.Pattern[str] | None, ...] = field(default=(), init=False, compare=False)
     """The pattern, :attr:`scan` and :attr:`branches` without capturing groups (same matches,
     ``findall`` gives their texts without a match object each); empty when one cannot be made."""
+    runs: tuple[bytes, int] | None = field(default=None, init=False, compare=False)
+    """For a pattern that is one ASCII class repeated at least ``n`` times, possessively
+    (``[A-Za-z0-9/+=]{40,}+``): a ``bytes.translate`` table marking the class, and ``n``.
+    Its matches are the maximal runs of ``n`` or more, found with ``bytes.find`` instead of
+    a regex attempt at every character of the class."""
 
     def __post_init__(self) -> None:
         source = self.regex.pattern
@@ -121,6 +126,7 @@ class Rule:
         names = tuple(g for g in _VALUE_GROUPS if g in self.regex.groupindex)
         object.__setattr__(self, "groups", names)
         object.__setattr__(self, "bare", _bare_all(self.regex, self.scan, self.lead))
+        object.__setattr__(self, "runs", _runs_of(self.regex.pattern, self.regex.flags))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
@@ -152,6 +158,8 @@ class Rule:
         with it, absent anchors are not looked for and :attr:`branches` are used.
         """
         has = has or lower.__contains__
+        if self.runs is not None:
+            return self._runs(text)
         if not self.anchored or len(lower) != len(text):
             found = list(self.regex.finditer(text))
         elif self.branches and lower.isascii():
@@ -165,6 +173,23 @@ class Rule:
                 match = self.regex.match(text, at) if not found or at >= found[-1].end() else None
                 if match is not None:
                     found.append(match)
+        return self._word_starts(text, found)
+
+    def _runs(self, text: str) -> list[re.Match[str]]:
+        """The matches of a :attr:`runs` pattern: each maximal run of its class, from where
+        ``bytes.find`` sees ``n`` of the class in a row (in a one-byte copy of ``text``, each
+        wider character a ``?``, which the class does not hold)."""
+        assert self.runs is not None
+        table, least = self.runs
+        marks = text.encode("ascii", "replace").translate(table)
+        need = b"a" * least
+        found: list[re.Match[str]] = []
+        at = marks.find(need)
+        while at >= 0:
+            match = self.regex.match(text, at)
+            assert match is not None
+            found.append(match)
+            at = marks.find(need, match.end())
         return self._word_starts(text, found)
 
     def _word_starts(self, text: str, found: list[re.Match[str]]) -> list[re.Match[str]]:
@@ -189,6 +214,8 @@ class Rule:
         character. Past the first matches, their texts come from ``findall`` of :attr:`bare`:
         no match object each.
         """
+        if self.runs is not None:
+            return self._runs(text), False
         if not self.bare:
             return None
         regex, scan, *branches = self.bare
@@ -315,6 +342,19 @@ def _bare_all(
 
 
 _BARE: dict[tuple[str, int, bool, tuple[str, ...]], tuple[re.Pattern[str] | None, ...]] = {}
+
+
+@functools.cache
+def _runs_of(source: str, flags: int) -> tuple[bytes, int] | None:
+    """:attr:`Rule.runs` of a pattern, or None when it is not one class repeated."""
+    shape = re.fullmatch(r"\[([^\]\\]+)\]\{(\d+),\}\+", source)
+    if shape is None or flags & ~re.UNICODE:
+        return None
+    one = re.compile(f"[{shape.group(1)}]")
+    if one.fullmatch("?") or any(one.fullmatch(chr(c)) for c in range(128, 256)):
+        return None
+    table = bytes(ord("a") if one.fullmatch(chr(c)) else ord(" ") for c in range(256))
+    return table, int(shape.group(2))
 
 
 def _bare(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
