@@ -60,7 +60,7 @@ from itertools import repeat
 from typing import Any, TypeVar, TypeVarTuple
 from urllib.parse import quote, quote_plus, unquote
 
-from ._bulk_redaction import BULK_CHARS, HintWords, splice
+from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
 from ._redact_rules import Rule, builtin_rules, secret_field
 from ._seen_secrets import KnownSecrets
 
@@ -190,6 +190,8 @@ class Redactor:
         lower = text.lower()
         ascii_only = lower.isascii()
         hints = self._hint_words(lower, ascii_only)
+        # Lower-casing is then per character, and the new lower case can be spliced too.
+        per_char = ascii_only or (len(lower) == len(text) and "\u03a3" not in text)
         learned: dict[str, str] = {}
         over_cap, size = self.over_cap, len(text)
         for rule in rules:
@@ -202,15 +204,15 @@ class Redactor:
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
             has = hints.has if hints is not None else None
             bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
-            if bulk is not None and bulk[1]:
-                new = self._rewrite(text, bulk[0], decide)
-                if new is None:
-                    new = splice(text, rule.matches(text, lower, has), decide, decide_all)
-            else:
-                matches = bulk[0] if bulk is not None else rule.matches(text, lower, has)
-                new = splice(text, matches, decide, decide_all)
+            new_lower: str | None = None
+            new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            if new is None:
+                few = bulk is not None and not bulk[1]
+                matches = bulk[0] if bulk is not None and few else rule.matches(text, lower, has)
+                on = lower if per_char and len(text) >= BULK_CHARS else None
+                new, new_lower = splice_lowered(text, on, matches, decide, decide_all)
             if new != text:
-                text, lower = new, new.lower()
+                text, lower = new, new_lower if new_lower is not None else new.lower()
                 hints = hints.after(lower, made) if hints is not None else None
         self._learn(learned.items())
         if self.over_cap != over_cap:
