@@ -121,11 +121,15 @@ class HintWords:
         that has wider characters (each of those a ``?`` there, which no word holds)."""
         if self._ascii_only or not word.isascii() or "?" in word:
             return word in self._lower
-        if self._narrow is None:
-            self._narrow = self._lower.encode("ascii", "replace")
-        return word.encode() in self._narrow
+        return word.encode() in self.narrow()
 
     _has = has
+
+    def narrow(self) -> bytes:
+        """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
+        if self._narrow is None:
+            self._narrow = self._lower.encode("ascii", "replace")
+        return self._narrow
 
     def _has_char(self, char: str) -> bool:
         found = self._chars.get(char)

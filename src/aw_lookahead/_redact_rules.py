@@ -148,7 +148,11 @@ class Rule:
         return match.span()
 
     def matches(
-        self, text: str, lower: str, has: Callable[[str], bool] | None = None
+        self,
+        text: str,
+        lower: str,
+        has: Callable[[str], bool] | None = None,
+        narrow: Callable[[], bytes] | None = None,
     ) -> list[re.Match[str]]:
         """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
 
@@ -156,6 +160,8 @@ class Rule:
         with the same spans). Matches that fail :attr:`word_start` are left out.
         ``has`` tells whether a word is in ``lower`` (remembered across rules);
         with it, absent anchors are not looked for and :attr:`branches` are used.
+        ``narrow`` gives a one-byte copy of ``lower`` (each wider character a ``?``)
+        where ASCII anchors are found faster than in a wide text.
         """
         has = has or lower.__contains__
         if self.runs is not None:
@@ -164,7 +170,7 @@ class Rule:
             found = list(self.regex.finditer(text))
         elif self.branches and lower.isascii():
             found = self._by_branches(lower, has)
-        elif (starts := self._anchor_starts(lower, has)) is None:
+        elif (starts := self._anchor_starts(lower, has, narrow)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
@@ -291,20 +297,31 @@ class Rule:
         assert self.scan is not None
         return list(self.scan.finditer(lower))
 
-    def _anchor_starts(self, lower: str, has: Callable[[str], bool]) -> list[int] | None:
+    def _anchor_starts(
+        self,
+        lower: str,
+        has: Callable[[str], bool],
+        narrow: Callable[[], bytes] | None = None,
+    ) -> list[int] | None:
         """Where the anchors are, in order; None past one per ``_SCAN_EVERY`` characters of
-        ASCII text when :attr:`scan` can take over."""
+        ASCII text when :attr:`scan` can take over. In a wide text, ASCII anchors are
+        looked for in ``narrow()`` (the same positions, one byte a character)."""
+        ascii_only = lower.isascii()
         limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
         starts: set[int] = set()
         for hint in self.anchors or self.hints:
             if not has(hint):
                 continue
-            at = lower.find(hint)
+            on: str | bytes = lower
+            word: str | bytes = hint
+            if narrow is not None and not ascii_only and hint.isascii() and "?" not in hint:
+                on, word = narrow(), hint.encode()
+            at = on.find(word)  # type: ignore[arg-type]
             while at >= 0:
                 starts.add(at)
-                if len(starts) == limit and lower.isascii():
+                if len(starts) == limit and ascii_only:
                     return None
-                at = lower.find(hint, at + 1)
+                at = on.find(word, at + 1)  # type: ignore[arg-type]
         return sorted(starts)
 
 

@@ -208,7 +208,11 @@ class Redactor:
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None:
                 few = bulk is not None and not bulk[1]
-                matches = bulk[0] if bulk is not None and few else rule.matches(text, lower, has)
+                if bulk is not None and few:
+                    matches = bulk[0]
+                else:
+                    narrow = hints.narrow if hints is not None else None
+                    matches = rule.matches(text, lower, has, narrow)
                 on = lower if per_char and len(text) >= BULK_CHARS else None
                 new, new_lower = splice_lowered(text, on, matches, decide, decide_all)
             if new != text:
