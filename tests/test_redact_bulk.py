@@ -330,3 +330,26 @@ def test_known_secrets_trie_matches_the_longest_first_alternation() -> None:
         flat = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
         want = flat.sub(lambda m, table=table: table[m.group(0)], text)  # type: ignore[misc]
         assert known.sub(text) == want
+
+
+def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
+    rng = random.Random(13)
+    pattern = re.compile(r"(?i)pass=(?P<secret>\S+)")
+    rule = Rule("x", pattern)
+    spliced = 0
+    for _ in range(200):
+        text = " ".join(
+            rng.choice(["PASS=Ab", "pass=x1", "paSS=ǅé", "Ünï", "密码", "ǅ", "—", "Straße"])
+            for _ in range(rng.randrange(1, 80))
+        )
+        lower = text.lower()
+        matches = rule.matches(text, lower)
+
+        def decide(text: str, m: re.Match[str]) -> str:
+            return "[REDACTED_X_" + m.group("secret").upper() + "]"
+
+        new, new_lower = _bulk_redaction.splice_lowered(text, lower, matches, decide)
+        assert new == splice(text, matches, decide)
+        assert new_lower is None or new_lower == new.lower()
+        spliced += new_lower is not None and new != text
+    assert spliced > 50
