@@ -31,6 +31,8 @@ import atexit
 import functools
 import importlib
 import io
+import logging
+import re
 import shutil
 import statistics
 import subprocess
@@ -96,6 +98,25 @@ def _adversarial(size: int) -> dict[str, str]:
     }
 
 
+def _realistic(size: int) -> dict[str, str]:
+    """name -> text of ``size`` characters: files of this repository, concatenated in path
+    order and repeated (real code, prose and recorded command output, a few non-ASCII
+    characters in each, as real text has)."""
+    root = Path(__file__).resolve().parent.parent
+
+    def fill(*patterns: str) -> str:
+        paths = sorted({p for pattern in patterns for p in root.glob(pattern)})
+        unit = "".join(p.read_text(encoding="utf-8") for p in paths)
+        return (unit * (size // len(unit) + 1))[:size]
+
+    return {
+        "real: src/**/*.py": fill("src/aw_lookahead/**/*.py"),
+        "real: tests/**/*.py": fill("tests/**/*.py"),
+        "real: docs/*.md, README.md": fill("docs/*.md", "README.md"),
+        "real: recorded terminal JSONL": fill("examples/data/*.jsonl", "tests/data/*.jsonl"),
+    }
+
+
 def _baseline(rev: str) -> type[Redactor]:
     """The ``Redactor`` class of revision ``rev`` of this repository, imported beside ours."""
     root = Path(__file__).resolve().parent.parent
@@ -128,6 +149,20 @@ def _fresh(cls: type[Redactor], text: str) -> str:
     return cls().text(text)
 
 
+def _same(ours: type[Redactor], base: type[Redactor], key: bytes, text: str) -> str:
+    """Whether both redactors give the same output; past the cap of distinct secrets ours
+    differs by design (one shared placeholder), and then every secret must still be gone."""
+    redactor = ours(key=key)
+    mine, theirs = redactor.text(text), base(key=key).text(text)
+    if mine == theirs:
+        return "identical"
+    if getattr(redactor, "over_cap", 0) and re.sub(r"\[REDACTED_\w+\]", "", theirs) == re.sub(
+        r"\[REDACTED_\w+\]", "", mine
+    ):
+        return f"same apart from placeholders ({redactor.over_cap} past the cap)"
+    return "DIFFERS"
+
+
 def _verdict(ms: float, target: float) -> str:
     return "PASS" if ms <= target else "FAIL"
 
@@ -141,6 +176,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="only the inputs whose name holds this")
     ap.add_argument("--baseline", default="main", help="git revision to compare with, or 'none'")
     args = ap.parse_args()
+    logging.disable(logging.WARNING)  # the cap's warning, expected for the distinct row
     traj = _history(args.turns)
     action = [{"keystrokes": "pytest -q\n", "duration": 30}]
     messages = render_messages(traj, action)
@@ -165,7 +201,8 @@ def main() -> None:
     )
     key = b"bench-key-16byte"
     failed = 0
-    for name, text in _adversarial(int(args.mib * (1 << 20))).items():
+    size = int(args.mib * (1 << 20))
+    for name, text in {**_adversarial(size), **_realistic(size)}.items():
         if args.only not in name:
             continue
         ours: list[tuple[float, float]] = []
@@ -181,10 +218,9 @@ def main() -> None:
         if base is not None:
             was = statistics.median(c for c, _ in theirs)
             was_wall = statistics.median(w for _, w in theirs)
-            same = Redactor(key=key).text(text) == base(key=key).text(text)
             line += (
                 f"   baseline {was:7.1f} ({was_wall:6.1f})  {_verdict(was, target)}"
-                f"   {was / cpu:5.2f}x faster  output {'identical' if same else 'DIFFERS'}"
+                f"   {was / cpu:5.2f}x faster  output {_same(Redactor, base, key, text)}"
             )
         print(line)
     print(f"\n{failed or 'no'} input{'' if failed == 1 else 's'} over the target")

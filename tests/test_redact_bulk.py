@@ -8,16 +8,19 @@ hint words that placeholders cannot fake.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
+from pathlib import Path
 
 import pytest
 
-from aw_lookahead import _bulk_redaction
+from aw_lookahead import _bulk_redaction, redact
 from aw_lookahead._bulk_redaction import HintWords, splice
 from aw_lookahead._redact_rules import Rule, builtin_rules
 from aw_lookahead._seen_secrets import KnownSecrets
-from aw_lookahead.redact import Redactor
+from aw_lookahead.redact import DISTINCT_CAP, Redactor
+from aw_lookahead.trajectory import JsonlWriter
 
 
 def test_dense_input_decides_each_distinct_secret_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -245,3 +248,108 @@ def test_a_placeholder_holding_a_later_match_text_is_not_rewritten_again(
     monkeypatch.setattr(Rule, "bulk", lambda *args: None)
     assert fast == Redactor(key=key, extra=extra).text(text)
     assert fast.count("[REDACTED_WORD_") == 800
+
+
+def _distinct_secrets(rng: random.Random, count: int) -> tuple[str, list[str]]:
+    """A text of ``count`` distinct secrets in several written forms, and the secrets."""
+    forms = ["password={} ", '"secret": "{}", ', "Authorization: Bearer {}\n", "token={}\n"]
+    found = [f"v{i:07d}q{rng.randrange(10**6):06d}" for i in range(count)]
+    return "".join(rng.choice(forms).format(s) for s in found), found
+
+
+def test_secrets_past_the_cap_share_one_placeholder_and_are_not_learned(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text, found = _distinct_secrets(random.Random(7), DISTINCT_CAP + 300)
+    redactor = Redactor(key=b"k" * 16)
+    with caplog.at_level(logging.WARNING, logger="aw_lookahead"):
+        out = redactor.text(text)
+    assert not [s for s in found if s in out]
+    keyed = set(re.findall(r"\[REDACTED_SECRET_[0-9a-f]{6}\]", out))
+    assert len(keyed) == DISTINCT_CAP
+    assert out.count("[REDACTED_SECRET_many]") == redactor.over_cap == 300
+    assert "300 more were replaced" in caplog.text
+    learned = {s for s, _ in redactor._known.learned_since(0)}
+    assert learned <= set(found[:DISTINCT_CAP])
+    path = tmp_path / "records.jsonl"
+    with JsonlWriter(path, redactor=Redactor()) as writer:
+        writer.write({"output": text, "lines": text.splitlines()})
+    on_disk = path.read_text()
+    assert not [s for s in found if s in on_disk]
+
+
+def test_past_the_cap_at_once_reads_as_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    text, _ = _distinct_secrets(random.Random(8), DISTINCT_CAP + 500)
+    text = "token=known-secret-1\n" + text + "token=known-secret-1\n"
+    at_once = Redactor(key=b"k" * 16)
+    want = at_once.text(text)
+    monkeypatch.setattr(_bulk_redaction, "_DECIDE_ALL", 10**9)
+    one_by_one = Redactor(key=b"k" * 16)
+    assert one_by_one.text(text) == want
+    assert one_by_one.over_cap == at_once.over_cap >= 500
+    assert one_by_one._known.learned_since(0) == at_once._known.learned_since(0)
+
+
+def test_below_the_cap_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(9)
+    texts = [_distinct_secrets(rng, n)[0] for n in (10, 300, DISTINCT_CAP - 1, DISTINCT_CAP)]
+    texts += [t[: rng.randrange(len(t))] for t in texts]
+    capped = Redactor(key=b"k" * 16)
+    with_cap = [(capped.text(t), capped._known.learned_since(0)) for t in texts]
+    assert capped.over_cap == 0
+    monkeypatch.setattr(redact, "DISTINCT_CAP", 10**9)
+    uncapped = Redactor(key=b"k" * 16)
+    assert with_cap == [(uncapped.text(t), uncapped._known.learned_since(0)) for t in texts]
+
+
+def test_runs_of_a_class_are_found_as_the_regex_finds_them() -> None:
+    rule = next(r for r in builtin_rules() if r.kind == "aws_secret")
+    assert rule.runs is not None
+    rng = random.Random(11)
+    for _ in range(200):
+        text = "".join(
+            rng.choice(["A", "b", "9", "/", "+", "=", " ", "-", "é", "密", "\u212a", "?"])
+            * rng.choice([1, 1, 5, 39, 40, 41])
+            for _ in range(rng.randrange(1, 60))
+        )
+        want = [m.span() for m in rule.regex.finditer(text)]
+        assert [m.span() for m in rule.matches(text, text.lower())] == want, text
+
+
+def test_known_secrets_trie_matches_the_longest_first_alternation() -> None:
+    rng = random.Random(12)
+    for _ in range(300):
+        size = rng.randint(8, 12)
+        words = {"".join(rng.choice("ab[].é") for _ in range(size)) for _ in range(30)}
+        words |= {w + "ab" for w in list(words)[:5]}  # words that are prefixes of others
+        text = " ".join(rng.choice([*words, "ab[", "x"]) for _ in range(60))
+        text += "".join(rng.choice("ab[].éx") for _ in range(300))
+        known = KnownSecrets("[REDACTED_")
+        known.learn((w, f"<{i}>") for i, w in enumerate(words))
+        table = dict(known.learned_since(0))
+        flat = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
+        want = flat.sub(lambda m, table=table: table[m.group(0)], text)  # type: ignore[misc]
+        assert known.sub(text) == want
+
+
+def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
+    rng = random.Random(13)
+    pattern = re.compile(r"(?i)pass=(?P<secret>\S+)")
+    rule = Rule("x", pattern)
+    spliced = 0
+    for _ in range(200):
+        text = " ".join(
+            rng.choice(["PASS=Ab", "pass=x1", "paSS=ǅé", "Ünï", "密码", "ǅ", "—", "Straße"])
+            for _ in range(rng.randrange(1, 80))
+        )
+        lower = text.lower()
+        matches = rule.matches(text, lower)
+
+        def decide(text: str, m: re.Match[str]) -> str:
+            return "[REDACTED_X_" + m.group("secret").upper() + "]"
+
+        new, new_lower = _bulk_redaction.splice_lowered(text, lower, matches, decide)
+        assert new == splice(text, matches, decide)
+        assert new_lower is None or new_lower == new.lower()
+        spliced += new_lower is not None and new != text
+    assert spliced > 50

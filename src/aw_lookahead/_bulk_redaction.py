@@ -17,10 +17,10 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from itertools import repeat
 
-__all__ = ["BULK_CHARS", "HintWords", "splice"]
+__all__ = ["BULK_CHARS", "HintWords", "splice", "splice_lowered"]
 
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
@@ -121,11 +121,15 @@ class HintWords:
         that has wider characters (each of those a ``?`` there, which no word holds)."""
         if self._ascii_only or not word.isascii() or "?" in word:
             return word in self._lower
-        if self._narrow is None:
-            self._narrow = self._lower.encode("ascii", "replace")
-        return word.encode() in self._narrow
+        return word.encode() in self.narrow()
 
     _has = has
+
+    def narrow(self) -> bytes:
+        """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
+        if self._narrow is None:
+            self._narrow = self._lower.encode("ascii", "replace")
+        return self._narrow
 
     def _has_char(self, char: str) -> bool:
         found = self._chars.get(char)
@@ -158,24 +162,38 @@ def splice(
     given, decides many distinct matches in one call instead (the same
     results, in the same order).
     """
+    return splice_lowered(text, None, matches, decide, decide_all)[0]
+
+
+def splice_lowered(
+    text: str,
+    lower: str | None,
+    matches: list[re.Match[str]],
+    decide: Callable[[str, re.Match[str]], str],
+    decide_all: Callable[[str, list[re.Match[str]]], list[str]] | None = None,
+) -> tuple[str, str | None]:
+    """:func:`splice`, and the new text lower-cased, made from ``lower`` (``text.lower()``,
+    which must lower each character on its own: no capital sigma, no character that lowers
+    to two) between the matches and the decisions lower-cased; a second pass of
+    ``str.lower`` over a large wide text costs more. None when not made this way."""
     if not matches:
-        return text
+        return text, lower
     starts = list(map(re.Match.start, matches))
     ends = list(map(re.Match.end, matches))
     whole = text[starts[0] : ends[0]]
     if _all_are(text, whole, starts, ends):
         new = decide(text, matches[0])
         if new == whole:
-            return text
+            return text, lower
         # Every occurrence is a match when the counts agree and occurrences cannot overlap.
         if (
             len(whole) <= _REPLACE_MAX
             and text.count(whole) == len(matches)
             and not any(whole.endswith(whole[:k]) for k in range(1, len(whole)))
         ):
-            return text.replace(whole, new)
+            return text.replace(whole, new), None
         decided = {whole: new}
-        wholes: Iterable[str] = repeat(whole, len(matches))
+        wholes = [whole] * len(matches)
     else:
         wholes = list(map(text.__getitem__, map(slice, starts, ends)))
         first = dict(zip(reversed(wholes), reversed(matches), strict=True))
@@ -188,7 +206,13 @@ def splice(
     pieces: list[str] = [""] * (2 * len(matches) + 1)
     pieces[0::2] = map(text.__getitem__, map(slice, [0, *ends], [*starts, len(text)]))
     pieces[1::2] = map(decided.__getitem__, wholes)
-    return "".join(pieces)
+    new_text = "".join(pieces)
+    if lower is None:
+        return new_text, None
+    lowered = dict(zip(decided, map(str.lower, decided.values()), strict=True))
+    pieces[0::2] = map(lower.__getitem__, map(slice, [0, *ends], [*starts, len(lower)]))
+    pieces[1::2] = map(lowered.__getitem__, wholes)
+    return new_text, "".join(pieces)
 
 
 def _all_are(text: str, whole: str, starts: list[int], ends: list[int]) -> bool:

@@ -111,6 +111,11 @@ class Rule:
     bare: tuple[re.Pattern[str] | None, ...] = field(default=(), init=False, compare=False)
     """The pattern, :attr:`scan` and :attr:`branches` without capturing groups (same matches,
     ``findall`` gives their texts without a match object each); empty when one cannot be made."""
+    runs: tuple[bytes, int] | None = field(default=None, init=False, compare=False)
+    """For a pattern that is one ASCII class repeated at least ``n`` times, possessively
+    (``[A-Za-z0-9/+=]{40,}+``): a ``bytes.translate`` table marking the class, and ``n``.
+    Its matches are the maximal runs of ``n`` or more, found with ``bytes.find`` instead of
+    a regex attempt at every character of the class."""
 
     def __post_init__(self) -> None:
         source = self.regex.pattern
@@ -121,6 +126,7 @@ class Rule:
         names = tuple(g for g in _VALUE_GROUPS if g in self.regex.groupindex)
         object.__setattr__(self, "groups", names)
         object.__setattr__(self, "bare", _bare_all(self.regex, self.scan, self.lead))
+        object.__setattr__(self, "runs", _runs_of(self.regex.pattern, self.regex.flags))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
@@ -142,7 +148,11 @@ class Rule:
         return match.span()
 
     def matches(
-        self, text: str, lower: str, has: Callable[[str], bool] | None = None
+        self,
+        text: str,
+        lower: str,
+        has: Callable[[str], bool] | None = None,
+        narrow: Callable[[], bytes] | None = None,
     ) -> list[re.Match[str]]:
         """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
 
@@ -150,13 +160,17 @@ class Rule:
         with the same spans). Matches that fail :attr:`word_start` are left out.
         ``has`` tells whether a word is in ``lower`` (remembered across rules);
         with it, absent anchors are not looked for and :attr:`branches` are used.
+        ``narrow`` gives a one-byte copy of ``lower`` (each wider character a ``?``)
+        where ASCII anchors are found faster than in a wide text.
         """
         has = has or lower.__contains__
+        if self.runs is not None:
+            return self._runs(text)
         if not self.anchored or len(lower) != len(text):
             found = list(self.regex.finditer(text))
         elif self.branches and lower.isascii():
             found = self._by_branches(lower, has)
-        elif (starts := self._anchor_starts(lower, has)) is None:
+        elif (starts := self._anchor_starts(lower, has, narrow)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
@@ -165,6 +179,23 @@ class Rule:
                 match = self.regex.match(text, at) if not found or at >= found[-1].end() else None
                 if match is not None:
                     found.append(match)
+        return self._word_starts(text, found)
+
+    def _runs(self, text: str) -> list[re.Match[str]]:
+        """The matches of a :attr:`runs` pattern: each maximal run of its class, from where
+        ``bytes.find`` sees ``n`` of the class in a row (in a one-byte copy of ``text``, each
+        wider character a ``?``, which the class does not hold)."""
+        assert self.runs is not None
+        table, least = self.runs
+        marks = text.encode("ascii", "replace").translate(table)
+        need = b"a" * least
+        found: list[re.Match[str]] = []
+        at = marks.find(need)
+        while at >= 0:
+            match = self.regex.match(text, at)
+            assert match is not None
+            found.append(match)
+            at = marks.find(need, match.end())
         return self._word_starts(text, found)
 
     def _word_starts(self, text: str, found: list[re.Match[str]]) -> list[re.Match[str]]:
@@ -189,6 +220,8 @@ class Rule:
         character. Past the first matches, their texts come from ``findall`` of :attr:`bare`:
         no match object each.
         """
+        if self.runs is not None:
+            return self._runs(text), False
         if not self.bare:
             return None
         regex, scan, *branches = self.bare
@@ -264,20 +297,31 @@ class Rule:
         assert self.scan is not None
         return list(self.scan.finditer(lower))
 
-    def _anchor_starts(self, lower: str, has: Callable[[str], bool]) -> list[int] | None:
+    def _anchor_starts(
+        self,
+        lower: str,
+        has: Callable[[str], bool],
+        narrow: Callable[[], bytes] | None = None,
+    ) -> list[int] | None:
         """Where the anchors are, in order; None past one per ``_SCAN_EVERY`` characters of
-        ASCII text when :attr:`scan` can take over."""
+        ASCII text when :attr:`scan` can take over. In a wide text, ASCII anchors are
+        looked for in ``narrow()`` (the same positions, one byte a character)."""
+        ascii_only = lower.isascii()
         limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
         starts: set[int] = set()
         for hint in self.anchors or self.hints:
             if not has(hint):
                 continue
-            at = lower.find(hint)
+            on: str | bytes = lower
+            word: str | bytes = hint
+            if narrow is not None and not ascii_only and hint.isascii() and "?" not in hint:
+                on, word = narrow(), hint.encode()
+            at = on.find(word)  # type: ignore[arg-type]
             while at >= 0:
                 starts.add(at)
-                if len(starts) == limit and lower.isascii():
+                if len(starts) == limit and ascii_only:
                     return None
-                at = lower.find(hint, at + 1)
+                at = on.find(word, at + 1)  # type: ignore[arg-type]
         return sorted(starts)
 
 
@@ -315,6 +359,19 @@ def _bare_all(
 
 
 _BARE: dict[tuple[str, int, bool, tuple[str, ...]], tuple[re.Pattern[str] | None, ...]] = {}
+
+
+@functools.cache
+def _runs_of(source: str, flags: int) -> tuple[bytes, int] | None:
+    """:attr:`Rule.runs` of a pattern, or None when it is not one class repeated."""
+    shape = re.fullmatch(r"\[([^\]\\]+)\]\{(\d+),\}\+", source)
+    if shape is None or flags & ~re.UNICODE:
+        return None
+    one = re.compile(f"[{shape.group(1)}]")
+    if one.fullmatch("?") or any(one.fullmatch(chr(c)) for c in range(128, 256)):
+        return None
+    table = bytes(ord("a") if one.fullmatch(chr(c)) else ord(" ") for c in range(256))
+    return table, int(shape.group(2))
 
 
 def _bare(pattern: re.Pattern[str]) -> re.Pattern[str] | None:

@@ -14,6 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["KnownSecrets"]
 
@@ -77,7 +78,50 @@ class KnownSecrets:
             if not self._entries:
                 return text
             if self._pattern is None:
-                ordered = sorted(self._entries, key=len, reverse=True)
-                self._pattern = re.compile("|".join(map(re.escape, ordered)))
+                self._pattern = re.compile(_longest_first(self._entries))
             pattern, entries = self._pattern, dict(self._entries)
         return pattern.sub(lambda m: entries[m.group(0)][0], text)
+
+
+def _longest_first(words: Iterable[str]) -> str:
+    """A pattern matching the longest of ``words`` that starts at a position, as the
+    alternation of all of them longest first does, written as a trie (``ab(?:c|d(?:e)?)``):
+    where the alternation tries every word at each position, the trie tries one branch per
+    character. Words nested more than :data:`_MAX_NESTING` deep (each a prefix of the next)
+    get the plain alternation, which the regex parser reads without recursion."""
+    ordered = sorted(words, key=len, reverse=True)
+    root: dict[str, Any] = {}
+    for word in ordered:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    trie, depth = _trie(root)
+    return trie if depth <= _MAX_NESTING else "|".join(map(re.escape, ordered))
+
+
+_MAX_NESTING = 64
+
+
+def _trie(node: dict[str, Any]) -> tuple[str, int]:
+    """The pattern of a trie node and how many groups deep it nests."""
+    branches, depth = [], 0
+    for first, child in sorted(node.items()):
+        if not first:
+            continue
+        run, rest = [first], child
+        while len(rest) == 1 and "" not in rest:
+            ((char, rest),) = rest.items()
+            run.append(char)
+        inner, below = _trie(rest)
+        branches.append(re.escape("".join(run)) + inner)
+        depth = max(depth, below)
+        if depth > _MAX_NESTING:
+            break
+    if not branches:
+        return "", 0
+    if len(branches) == 1:
+        body = branches[0]
+    else:
+        body, depth = "(?:" + "|".join(branches) + ")", depth + 1
+    return (f"(?:{body})?", depth + 1) if "" in node else (body, depth)

@@ -48,6 +48,7 @@ import base64
 import binascii
 import functools
 import hmac
+import logging
 import operator
 import os
 import re
@@ -55,14 +56,16 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from itertools import repeat
 from typing import Any, TypeVar, TypeVarTuple
 from urllib.parse import quote, quote_plus, unquote
 
-from ._bulk_redaction import BULK_CHARS, HintWords, splice
+from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
 from ._redact_rules import Rule, builtin_rules, secret_field
 from ._seen_secrets import KnownSecrets
 
 __all__ = [
+    "DISTINCT_CAP",
     "ENV_REDACT",
     "Redactor",
     "default_redactor",
@@ -78,6 +81,10 @@ ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 """Set to ``off`` (or ``0``, ``false``, ``no``) to turn the default redactor off."""
 
 _PLACEHOLDER_PREFIX = "[REDACTED_"
+_log = logging.getLogger("aw_lookahead")
+DISTINCT_CAP = 1024
+"""The most distinct new secrets one text gets keyed placeholders for (see :class:`Redactor`)."""
+_SHARED_SUFFIX = "_many]"
 _MEMO_SIZE = 4096
 _OFF_LOOP_CHARS = 32 * 1024
 _T = TypeVar("_T")
@@ -96,6 +103,16 @@ class Redactor:
     ``builtin=False`` starts from an empty table; ``extra`` maps a kind name
     to a pattern (see :meth:`add`). ``key`` fixes the placeholder hash key
     (by default a random one, so placeholders cannot be matched across runs).
+
+    One text (a string of a record, a message) gets keyed placeholders for at
+    most :data:`DISTINCT_CAP` distinct new secrets: each costs an HMAC, and a
+    text made of nothing but distinct secrets (55k in a MiB) would cost some
+    300 ms. Past the cap, each further new secret is still replaced, by one
+    shared placeholder without a hash (``[REDACTED_SECRET_many]``), and is not
+    learned (:meth:`messages` does not replace it elsewhere), so one hostile
+    value cannot flood the memory of known secrets either. ``over_cap`` counts
+    those secrets, and each text that reaches the cap logs a warning. Secrets
+    this redactor has already made a placeholder for keep it past the cap.
     """
 
     def __init__(
@@ -115,6 +132,8 @@ class Redactor:
         self._known = KnownSecrets(_PLACEHOLDER_PREFIX)
         self._stand_ins: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
+        self.over_cap = 0
+        """Secrets given the shared placeholder because their text reached :data:`DISTINCT_CAP`."""
         for kind, pattern in (extra or {}).items():
             self.add(kind, pattern)
 
@@ -171,7 +190,10 @@ class Redactor:
         lower = text.lower()
         ascii_only = lower.isascii()
         hints = self._hint_words(lower, ascii_only)
+        # Lower-casing is then per character, and the new lower case can be spliced too.
+        per_char = ascii_only or (len(lower) == len(text) and "\u03a3" not in text)
         learned: dict[str, str] = {}
+        over_cap, size = self.over_cap, len(text)
         for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
@@ -182,17 +204,29 @@ class Redactor:
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
             has = hints.has if hints is not None else None
             bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
-            if bulk is not None and bulk[1]:
-                new = self._rewrite(text, bulk[0], decide)
-                if new is None:
-                    new = splice(text, rule.matches(text, lower, has), decide, decide_all)
-            else:
-                matches = bulk[0] if bulk is not None else rule.matches(text, lower, has)
-                new = splice(text, matches, decide, decide_all)
+            new_lower: str | None = None
+            new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            if new is None:
+                few = bulk is not None and not bulk[1]
+                if bulk is not None and few:
+                    matches = bulk[0]
+                else:
+                    narrow = hints.narrow if hints is not None else None
+                    matches = rule.matches(text, lower, has, narrow)
+                on = lower if per_char and len(text) >= BULK_CHARS else None
+                new, new_lower = splice_lowered(text, on, matches, decide, decide_all)
             if new != text:
-                text, lower = new, new.lower()
+                text, lower = new, new_lower if new_lower is not None else new.lower()
                 hints = hints.after(lower, made) if hints is not None else None
         self._learn(learned.items())
+        if self.over_cap != over_cap:
+            _log.warning(
+                "a text of %d characters held more than %d distinct new secrets: %d more were "
+                "replaced with one shared placeholder and not remembered",
+                size,
+                DISTINCT_CAP,
+                self.over_cap - over_cap,
+            )
         return text
 
     @staticmethod
@@ -228,10 +262,23 @@ class Redactor:
         value = text[start:stop]
         if value.startswith(_PLACEHOLDER_PREFIX) or (rule.accept and not rule.accept(value)):
             return text[at:end]
-        stand_in = self.placeholder(rule.label or rule.kind, value)
-        learned.setdefault(value, stand_in)
+        kind = rule.label or rule.kind
+        if len(learned) >= DISTINCT_CAP and value not in learned:
+            stand_in = self._over_cap(kind, value)
+        else:
+            stand_in = self.placeholder(kind, value)
+            learned.setdefault(value, stand_in)
         made.add(stand_in)
         return text[at:start] + stand_in + text[stop:end]
+
+    def _over_cap(self, kind: str, value: str) -> str:
+        """The stand-in for a secret past :data:`DISTINCT_CAP`: its placeholder when one was
+        made before, else the shared one (counted in ``over_cap``)."""
+        done = self._stand_ins.get((kind, value))
+        if done is not None:
+            return done
+        self.over_cap += 1
+        return f"{_PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
 
     def _stand_in_all(
         self,
@@ -250,17 +297,41 @@ class Redactor:
         prefixed = map(operator.methodcaller("startswith", _PLACEHOLDER_PREFIX), values)
         if rule.accept is not None or any(prefixed):
             return [self._stand_in(rule, learned, made, text, m) for m in matches]
-        encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
-        digests = map(self._digest, encoded)
-        template = f"{_PLACEHOLDER_PREFIX}{(rule.label or rule.kind).upper()}_{{}}]"
-        short = map(bytes.hex, map(operator.itemgetter(slice(0, 3)), digests))
-        stand_ins = list(map(template.format, short))
-        for value, stand_in in zip(values, stand_ins, strict=True):
-            learned.setdefault(value, stand_in)
+        kind = rule.label or rule.kind
+        if len(learned) + len(values) > DISTINCT_CAP:
+            stand_ins = self._capped(kind, learned, values)
+        else:
+            stand_ins = self._keyed(kind, values)
+            for value, stand_in in zip(values, stand_ins, strict=True):
+                learned.setdefault(value, stand_in)
         made.update(stand_ins)
         before = map(text.__getitem__, map(slice, map(re.Match.start, matches), starts))
         after = map(text.__getitem__, map(slice, stops, map(re.Match.end, matches)))
         return list(map(operator.add, map(operator.add, before, stand_ins), after))
+
+    def _keyed(self, kind: str, values: list[str]) -> list[str]:
+        """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""
+        encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
+        digests = map(self._digest, encoded)
+        template = f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{{}}]"
+        short = map(bytes.hex, map(operator.itemgetter(slice(0, 3)), digests))
+        return list(map(template.format, short))
+
+    def _capped(self, kind: str, learned: dict[str, str], values: list[str]) -> list[str]:
+        """The stand-in of each of ``values`` when they take the text past :data:`DISTINCT_CAP`:
+        keyed placeholders (learned) for the first new ones up to the cap, as
+        :meth:`_stand_in` would give them one by one, the shared one for the rest."""
+        fresh = [v for v in dict.fromkeys(values) if v not in learned]
+        room = max(DISTINCT_CAP - len(learned), 0)
+        kept, rest = fresh[:room], fresh[room:]
+        decided = dict(learned)
+        for value, stand_in in zip(kept, self._keyed(kind, kept), strict=True):
+            learned[value] = decided[value] = stand_in
+        shared = f"{_PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
+        over = list(map(self._stand_ins.get, zip(repeat(kind), rest), repeat(shared)))
+        self.over_cap += over.count(shared)
+        decided.update(zip(rest, over, strict=True))
+        return list(map(decided.__getitem__, values))
 
     def _digest(self, data: bytes) -> bytes:
         """``hmac.digest(key, data, "sha256")``, a third cheaper for many secrets: the
