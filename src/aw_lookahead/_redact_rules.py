@@ -425,17 +425,29 @@ def _mixed(value: str) -> bool:
     )
 
 
-# Provider tokens recognised by their prefix alone: (kind, pattern, hints).
-_PREFIXED = (
-    ("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+", ("k_live_", "k_test_")),
-    ("huggingface_token", r"hf_[A-Za-z0-9]{30,}+", ("hf_",)),
-    ("npm_token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",)),
-    ("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}+", ("pypi-age",)),
-    ("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("sg.",)),
-    ("google_oauth_token", r"(?:ya29\.|GOCSPX-)[A-Za-z0-9_-]{20,}+", ("ya29.", "gocspx-")),
-    ("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", ("_v1_",)),
-    ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",)),
-    ("databricks_token", r"dapi[a-f0-9]{32}(?![a-f0-9])", ("dapi",)),
+# Provider tokens recognised by their prefix alone: (kind, pattern, hints, anchors). Anchors
+# (where every match starts, lower case) are given where the pattern starts with a class or an
+# alternation, which the regex engine tries at every position instead of scanning for a literal.
+_PREFIXED: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        "stripe_key",
+        r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+",
+        ("k_live_", "k_test_"),
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    ),
+    ("huggingface_token", r"hf_[A-Za-z0-9]{30,}+", ("hf_",), ()),
+    ("npm_token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",), ()),
+    ("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}+", ("pypi-age",), ()),
+    ("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("sg.",), ()),
+    (
+        "google_oauth_token",
+        r"(?:ya29\.|GOCSPX-)[A-Za-z0-9_-]{20,}+",
+        ("ya29.", "gocspx-"),
+        ("ya29.", "gocspx-"),
+    ),
+    ("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", ("_v1_",), ()),
+    ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",), ()),
+    ("databricks_token", r"dapi[a-f0-9]{32}(?![a-f0-9])", ("dapi",), ()),
 )
 # Commands that take a password glued to -p (mysql -pPW) or after it (sshpass -p PW, login -p PW).
 _MYSQL = r"mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb|mariadb-dump"
@@ -508,7 +520,10 @@ def builtin_rules() -> list[Rule]:
             hints=("xox",),
             word_start=True,
         ),
-        *(Rule(kind, r(p), hints=hints, word_start=True) for kind, p, hints in _PREFIXED),
+        *(
+            Rule(kind, r(p), hints=hints, word_start=True, anchored=bool(a), anchors=a)
+            for kind, p, hints, a in _PREFIXED
+        ),
         Rule(
             "slack_webhook",
             r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}+"),
@@ -542,7 +557,9 @@ def builtin_rules() -> list[Rule]:
             "sas_signature",
             r(r"[?&]sig=(?P<secret>[^&\s\"'<>\\]{8,}+)"),
             label="secret",
+            anchored=True,
             hints=("sig=",),
+            anchors=("?sig=", "&sig="),
         ),
         Rule(
             "authorization",

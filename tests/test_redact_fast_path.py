@@ -1,0 +1,116 @@
+"""The fast paths of redaction give what each rule's pattern alone gives.
+
+A large text is redacted through shortcuts (hint words looked up once, anchors
+where matches start, word branches, runs of one class, bulk reading of dense
+matches, known secrets found one by one). The reference here is the slow way:
+every rule runs its whole pattern over the whole text, with nothing but its
+value check, its word-start check and its context words (which decide what is
+a secret, not only where to look). Texts are seeded random mixes of planted
+secrets (the corpus), this repository's own files, placeholders and
+characters that lower-case or case-fold in unusual ways.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
+from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
+from aw_lookahead.redact import Redactor
+from secret_corpus_support import corpus
+
+_ROOT = Path(__file__).resolve().parent.parent
+_ODD = ["é", "密", "ſ", "\u212a", "İ", "Σ", "ς", "ı", "\u00a0", "\u3000", "：", "ǅ", "ß", "?"]
+_WORDS = [
+    "password", "PASSWORD", "Secret", "token", "api_key", "sk-", "sk_live_", "rk_test_",
+    "ya29.", "GOCSPX-", "?sig=", "&sig=", "sig=", "Bearer ", "authorization: ", "cookie: ",
+    "AKIA", "aws ", "ghp_", "glpat-", "xoxb-", "hf_", "npm_", "dapi", "shpat_", "eyJ", "://u:",
+    "@", "=", ": ", " ", "\n", "\\n", '"', "'", "[REDACTED_SECRET_0a1b2c]", "[", "]", "--",
+    "mysql -p", "sshpass -p ", "curl -b ", "machine h login u password ", "-u ", "_KEY=",
+    "AccountKey=", "пароль: ", "密码=",
+]  # fmt: skip
+
+
+def _alone(rule: Rule) -> Rule:
+    """``rule`` with only what decides its matches: its pattern, value check and word-start
+    check, and its hint words only where they are context (``near``). No anchors, word
+    branches, runs of one class or bulk reading."""
+    plain = Rule(
+        rule.kind,
+        rule.regex,
+        rule.accept,
+        rule.label,
+        hints=rule.hints if rule.near else (),
+        near=rule.near,
+        word_start=rule.word_start,
+    )
+    object.__setattr__(plain, "runs", None)
+    object.__setattr__(plain, "bare", ())
+    return plain
+
+
+def _repository_text() -> str:
+    paths = sorted(_ROOT.glob("src/aw_lookahead/**/*.py")) + sorted(_ROOT.glob("docs/*.md"))
+    return "".join(p.read_text(encoding="utf-8") for p in paths)
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    """Large texts (past ``BULK_CHARS``): planted secrets, repository text, placeholders,
+    odd characters and hint words, mixed at random."""
+    rng = random.Random(seed)
+    real = _repository_text()
+    texts = []
+    for i in range(count):
+        lines = [line for _, line, _ in corpus()]
+        parts: list[str] = []
+        while sum(map(len, parts)) < BULK_CHARS + rng.randrange(8000):
+            kind = rng.random()
+            if kind < 0.3:
+                parts.append(rng.choice(lines) + rng.choice(["\n", " ", ""]))
+            elif kind < 0.5:
+                at = rng.randrange(len(real) - 2000)
+                parts.append(real[at : at + rng.randrange(50, 2000)])
+            elif kind < 0.8:
+                parts.append(rng.choice(_WORDS))
+            else:
+                pool = _ODD if i % 2 else "abcXYZ019_-./+="
+                parts.append("".join(rng.choice(pool) for _ in range(rng.randrange(1, 50))))
+        texts.append("".join(parts))
+    return texts
+
+
+def _reference_matches(rule: Rule, text: str) -> list[tuple[int, int]]:
+    found = rule.regex.finditer(text)
+    return [m.span() for m in found if not rule.word_start or starts_word(text, m.start())]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_rule_finds_in_a_large_text_what_its_pattern_finds(seed: int) -> None:
+    rules = builtin_rules()
+    vocabulary = frozenset(h for rule in rules for h in rule.hints)
+    for text in _texts(seed, 12):
+        lower = text.lower()
+        hints = HintWords(lower, lower.isascii(), vocabulary)
+        for rule in rules:
+            want = _reference_matches(rule, text)
+            if not rule.near and not hints.any(rule.hints, near=False):
+                assert want == [], (rule.kind, "skipped by its hints")
+                continue
+            got = rule.matches(text, lower, hints.has, hints.narrow)
+            assert [m.span() for m in got] == want, rule.kind
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_large_texts_are_redacted_as_by_each_rule_alone(seed: int) -> None:
+    key = b"fast-path-key-16"
+    texts = _texts(seed, 8)
+    texts.append(texts[0] * 3)  # a text that repeats: known secrets met again, bulk reading
+    for text in texts:
+        fast = Redactor(key=key)
+        slow = Redactor(key=key)
+        slow._rules = [_alone(rule) for rule in slow._rules]
+        assert fast.text(text) == slow.text(text)
+        assert fast._known.learned_since(0) == slow._known.learned_since(0)
