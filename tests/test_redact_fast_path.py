@@ -23,7 +23,12 @@ from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus
 
 _ROOT = Path(__file__).resolve().parent.parent
-_ODD = ["é", "密", "ſ", "\u212a", "İ", "Σ", "ς", "ı", "\u00a0", "\u3000", "：", "ǅ", "ß", "?"]
+# Written as escapes: this file is part of the bench's real text (bench/redact.py), where a
+# capital dotted I (which lower-cases to two characters) would change what the row measures.
+_ODD = [
+    "\u00e9", "\u5bc6", "\u017f", "\u212a", "\u0130", "\u03a3", "\u03c2", "\u0131",
+    "\u00a0", "\u3000", "\uff1a", "\u01c5", "\u00df", "?",
+]  # fmt: skip
 _WORDS = [
     "password", "PASSWORD", "Secret", "token", "api_key", "sk-", "sk_live_", "rk_test_",
     "ya29.", "GOCSPX-", "?sig=", "&sig=", "sig=", "Bearer ", "authorization: ", "cookie: ",
