@@ -352,8 +352,13 @@ def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
         def decide(text: str, m: re.Match[str]) -> str:
             return "[REDACTED_X_" + m.group("secret").upper() + "]"
 
-        new, new_lower = _bulk_redaction.splice_lowered(text, lower, matches, decide)
+        narrow = lower.encode("ascii", "replace")
+        new, new_lower, new_narrow = _bulk_redaction.splice_lowered(
+            text, lower, matches, decide, None, narrow
+        )
         assert new == splice(text, matches, decide)
         assert new_lower is None or new_lower == new.lower()
+        assert new_narrow is None or new_narrow == new.lower().encode("ascii", "replace")
+        assert (new_narrow is None) == (new_lower is None) or new == text
         spliced += new_lower is not None and new != text
     assert spliced > 50

@@ -13,6 +13,7 @@ characters that lower-case or case-fold in unusual ways.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,28 @@ def test_large_texts_are_redacted_as_by_each_rule_alone(seed: int) -> None:
         slow._rules = [_alone(rule) for rule in slow._rules]
         assert fast.text(text) == slow.text(text)
         assert fast._known.learned_since(0) == slow._known.learned_since(0)
+
+
+def test_a_hint_counts_outside_placeholders_as_where_it_occurs() -> None:
+    """A hint outside placeholders is told from its occurrences; what that tells is
+    what the text without placeholders tells, but for words made by joining text
+    across a removed placeholder (which no pattern can match: they are not in the text)."""
+    rng = random.Random(7)
+    vocabulary = frozenset({"secret", "token", "key", "pass"})
+    pieces = ["secret", "token", "ke", "y", "pa", "ss", "x" * 40, " ", "[", "]", "é"]
+    pieces += ["[REDACTED_SECRET_0a1b2c]", "[REDACTED_TOKEN_many]", "[REDACTED_KEY]"]
+    checked = 0
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 400)))
+        lower = text.lower()
+        inside = [m.span() for m in re.finditer(r"\[redacted_[a-z0-9_]+\]", lower)]
+        hints = HintWords(lower, lower.isascii(), vocabulary)
+        for hint in sorted(vocabulary):
+            where = [m.start() for m in re.finditer(f"(?={hint})", lower)]
+            outside = any(not any(a < at < b for a, b in inside) for at in where)
+            stripped = re.sub(r"\[redacted_[a-z0-9_]+\]", "", lower)
+            found = hints.any((hint,), near=False)
+            assert found or not outside, (hint, text)  # an occurrence outside is never missed
+            assert not found or hint in stripped, (hint, text)  # nor one made up
+            checked += found != (hint in stripped)
+    assert checked  # words joined across a removed placeholder came up, and did not count

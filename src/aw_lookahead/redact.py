@@ -205,6 +205,7 @@ class Redactor:
             has = hints.has if hints is not None else None
             bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
             new_lower: str | None = None
+            new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None:
                 few = bulk is not None and not bulk[1]
@@ -214,10 +215,13 @@ class Redactor:
                     narrow = hints.narrow if hints is not None else None
                     matches = rule.matches(text, lower, has, narrow)
                 on = lower if per_char and len(text) >= BULK_CHARS else None
-                new, new_lower = splice_lowered(text, on, matches, decide, decide_all)
+                was = hints.narrow_made if hints is not None else None
+                new, new_lower, new_narrow = splice_lowered(
+                    text, on, matches, decide, decide_all, was
+                )
             if new != text:
                 text, lower = new, new_lower if new_lower is not None else new.lower()
-                hints = hints.after(lower, made) if hints is not None else None
+                hints = hints.after(lower, made, new_narrow) if hints is not None else None
         self._learn(learned.items())
         if self.over_cap != over_cap:
             _log.warning(
