@@ -145,3 +145,11 @@ def test_a_hint_counts_outside_placeholders_as_where_it_occurs() -> None:
             assert not found or hint in stripped, (hint, text)  # nor one made up
             checked += found != (hint in stripped)
     assert checked  # words joined across a removed placeholder came up, and did not count
+
+
+def test_every_anchor_starts_with_one_of_its_roots() -> None:
+    for rule in builtin_rules():
+        if rule.anchored:
+            words = rule.anchors or rule.hints
+            assert all(any(w.startswith(r) for r in rule.roots) for w in words), rule.kind
+            assert len(rule.roots) <= len(words)

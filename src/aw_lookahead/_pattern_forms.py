@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["after_word", "apart", "bare_all", "branches_of", "runs_of"]
+__all__ = ["after_word", "anchor_roots", "apart", "bare_all", "branches_of", "runs_of"]
 
 
 @functools.cache
@@ -98,3 +98,20 @@ def _literal_start(word: str) -> str:
     assert literal is not None
     start = literal.group()
     return start[:-1] if word[len(start) : len(start) + 1] in ("?", "*", "{") else start
+
+
+@functools.cache
+def anchor_roots(anchors: tuple[str, ...]) -> tuple[str, ...]:
+    """Words to look for where ``anchors`` may start: every anchor starts with one of them.
+    ASCII anchors that share a start of four characters or more are looked for by it."""
+    roots: list[str] = []
+    for word in sorted(set(anchors)):
+        if roots and word.isascii() and roots[-1].isascii():
+            last = roots[-1]
+            size = next((i for i, c in enumerate(last[: len(word)]) if word[i] != c), None)
+            common = last[: len(word)] if size is None else last[:size]
+            if len(common) >= 4:
+                roots[-1] = common
+                continue
+        roots.append(word)
+    return tuple(roots)

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ._pattern_forms import after_word, apart, bare_all, branches_of, runs_of
+from ._pattern_forms import after_word, anchor_roots, apart, bare_all, branches_of, runs_of
 
 __all__ = ["WORD_START", "Rule", "starts_word"]
 
@@ -64,6 +64,10 @@ class Rule:
     bare: tuple[re.Pattern[str] | None, ...] = field(default=(), init=False, compare=False)
     """The pattern, :attr:`scan` and :attr:`branches` without capturing groups (same matches,
     ``findall`` gives their texts without a match object each); empty when one cannot be made."""
+    roots: tuple[str, ...] = field(default=(), init=False, compare=False)
+    """For an anchored rule, what is looked for to find its anchors: ASCII anchors that share
+    a start of four characters or more are looked for by that start (``pass`` for
+    ``password``, ``passwd``, …), one search of the text instead of one per anchor."""
     runs: tuple[bytes, int] | None = field(default=None, init=False, compare=False)
     """For a pattern that is one ASCII class repeated at least ``n`` times, possessively
     (``[A-Za-z0-9/+=]{40,}+``): a ``bytes.translate`` table marking the class, and ``n``.
@@ -80,6 +84,7 @@ class Rule:
         object.__setattr__(self, "groups", names)
         object.__setattr__(self, "bare", bare_all(self.regex, self.scan, self.lead))
         object.__setattr__(self, "runs", runs_of(self.regex.pattern, self.regex.flags))
+        object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
@@ -256,19 +261,21 @@ class Rule:
         has: Callable[[str], bool],
         narrow: Callable[[], bytes] | None = None,
     ) -> list[int] | None:
-        """Where the anchors are, in order; None past one per ``_SCAN_EVERY`` characters of
-        ASCII text when :attr:`scan` can take over. In a wide text, ASCII anchors are
-        looked for in ``narrow()`` (the same positions, one byte a character)."""
+        """Where the anchors are (by their :attr:`roots`: some more places, where the regex
+        fails), in order; None past one per ``_SCAN_EVERY`` characters of ASCII text when
+        :attr:`scan` can take over. In a wide text, anchors with at least four ASCII
+        characters are looked for in ``narrow()`` (the same positions, one byte a
+        character, each wider character a ``?``: more places again, never fewer)."""
         ascii_only = lower.isascii()
         limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
         starts: set[int] = set()
-        for hint in self.anchors or self.hints:
+        for hint in self.roots:
             if not has(hint):
                 continue
             on: str | bytes = lower
             word: str | bytes = hint
-            if narrow is not None and not ascii_only and hint.isascii() and "?" not in hint:
-                on, word = narrow(), hint.encode()
+            if narrow is not None and not ascii_only and _narrow_enough(hint):
+                on, word = narrow(), hint.encode("ascii", "replace")
             at = on.find(word)  # type: ignore[arg-type]
             while at >= 0:
                 starts.add(at)
@@ -276,6 +283,12 @@ class Rule:
                     return None
                 at = on.find(word, at + 1)  # type: ignore[arg-type]
         return sorted(starts)
+
+
+def _narrow_enough(word: str) -> bool:
+    """Whether ``word`` is looked for in the one-byte copy of a wide text: it has four ASCII
+    characters or more (fewer would stand for too many places) and no ``?`` of its own."""
+    return "?" not in word and sum(map(str.isascii, word)) >= 4
 
 
 _FEW_REPEATED = 16
