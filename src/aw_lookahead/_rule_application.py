@@ -34,6 +34,8 @@ DISTINCT_CAP = 1024
 STAND_INS_KEPT = 4096
 """The most placeholders (and message texts, in ``Redactor``) remembered before starting over."""
 _SHARED_SUFFIX = "_many]"
+_SPLICE_ASCII = 1024
+"""Up to this many matches in a large ASCII text, its new lower case is spliced."""
 _log = logging.getLogger("aw_lookahead")
 
 
@@ -93,7 +95,9 @@ class RuleApplication:
                 else:
                     narrow = hints.narrow if hints is not None else None
                     matches = rule.matches(text, lower, has, narrow)
-                on = lower if per_char and len(text) >= BULK_CHARS else None
+                # ASCII text is lower-cased again faster than it is spliced around many matches.
+                few = len(matches) <= _SPLICE_ASCII or not ascii_only
+                on = lower if per_char and few and len(text) >= BULK_CHARS else None
                 was = hints.narrow_made if hints is not None else None
                 new, new_lower, new_narrow = splice_lowered(
                     text, on, matches, decide, decide_all, was
