@@ -8,6 +8,7 @@ hint words that placeholders cannot fake.
 
 from __future__ import annotations
 
+import gc
 import logging
 import random
 import re
@@ -362,3 +363,15 @@ def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
         assert (new_narrow is None) == (new_lower is None) or new == text
         spliced += new_lower is not None and new != text
     assert spliced > 50
+
+
+def test_a_large_text_leaves_the_garbage_collector_as_it_found_it() -> None:
+    text = "password=hunter2x " * 1000
+    was_on = gc.isenabled()
+    try:
+        for on in (True, False):
+            (gc.enable if on else gc.disable)()
+            assert "hunter2x" not in Redactor().text(text)
+            assert gc.isenabled() is on
+    finally:
+        (gc.enable if was_on else gc.disable)()
