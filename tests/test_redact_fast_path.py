@@ -20,6 +20,7 @@ import pytest
 
 from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
+from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
 from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus
 
@@ -153,3 +154,46 @@ def test_every_anchor_starts_with_one_of_its_roots() -> None:
             words = rule.anchors or rule.hints
             assert all(any(w.startswith(r) for r in rule.roots) for w in words), rule.kind
             assert len(rule.roots) <= len(words)
+
+
+def test_case_insensitive_matching_takes_no_other_character_for_an_anchor_character() -> None:
+    """Where an anchored pattern matches, :func:`aligned_lower` holds the anchor, but for
+    the characters of ``_CASE_APART``: case-insensitive matching takes a character ``c``
+    for an anchor's character ``x`` only when ``c`` lower-cases to ``x`` (the capital
+    dotted I: to ``i`` there), and only the capital dotted I lower-cases to two."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]
+    anchored = [rule for rule in builtin_rules() if rule.anchored]
+    chars = {c for rule in anchored for word in rule.anchors or rule.hints for c in word}
+    apart = set()
+    for x in sorted(chars):
+        for c in re.findall("(?i)" + re.escape(x), every):
+            if ("i" if c == "\u0130" else c.lower()) != x:
+                apart.add(c)
+    assert apart <= _CASE_APART
+
+
+def test_a_capital_dotted_i_does_not_change_what_anchored_rules_find() -> None:
+    rng = random.Random(8)
+    words = [w for w in _WORDS if w.isascii()] + ["CREDENT\u0130AL=abc123", "\u0130", "\u0130"]
+    words += ["SECRET_KEY=xyz987", "ToKeN: qwerty123", "Author\u0130zation: Bearer abcdefghijkl"]
+    rules = builtin_rules()
+    key = b"dotted-i-key-16b"
+    for size in (300, 6000, 6000, 20000):
+        for _ in range(4):
+            lines = [line for _, line, _ in corpus()]
+            parts = [rng.choice(words + lines) for _ in range(size // 12)]
+            text = "".join(parts)
+            if "\u0130" not in text:
+                text += "\u0130"
+            if any(c in text for c in _CASE_APART):
+                continue
+            lower = text.lower()
+            assert len(lower) != len(text)
+            assert aligned_lower(text) is not None
+            for rule in rules:
+                want = _reference_matches(rule, text)
+                assert [m.span() for m in rule.matches(text, lower)] == want, rule.kind
+            slow = Redactor(key=key)
+            slow._rules = [_alone(rule) for rule in slow._rules]
+            assert Redactor(key=key).text(text) == slow.text(text)

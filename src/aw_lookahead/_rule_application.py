@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
 
 from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
-from ._secret_rule import Rule
+from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
@@ -105,6 +105,7 @@ class RuleApplication:
         per_char = ascii_only or (len(lower) == len(text) and "\u03a3" not in text)
         learned: dict[str, str] = {}
         over_cap, size = self.over_cap, len(text)
+        aligned = aligned_copies(text)
         for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
@@ -124,7 +125,7 @@ class RuleApplication:
                     matches = bulk[0]
                 else:
                     narrow = hints.narrow if hints is not None else None
-                    matches = rule.matches(text, lower, has, narrow)
+                    matches = rule.matches(text, lower, has, narrow, aligned)
                 # ASCII text is lower-cased again faster than it is spliced around many matches.
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
                 on = lower if per_char and few and len(text) >= BULK_CHARS else None
@@ -135,6 +136,7 @@ class RuleApplication:
             if new != text:
                 text, lower = new, new_lower if new_lower is not None else new.lower()
                 hints = hints.after(lower, made, new_narrow) if hints is not None else None
+                aligned = aligned_copies(text)
         self._learn(learned.items())
         if self.over_cap != over_cap:
             _log.warning(

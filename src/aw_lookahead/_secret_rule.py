@@ -10,6 +10,7 @@ of rules is :mod:`aw_lookahead._redact_rules`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ._pattern_forms import after_word, anchor_roots, apart, bare_all, branches_of, runs_of
 
-__all__ = ["WORD_START", "Rule", "starts_word"]
+__all__ = ["WORD_START", "Rule", "aligned_copies", "aligned_lower", "starts_word"]
 
 _VALUE_GROUPS = ("secret", "dq", "sq")
 """The named groups that hold the value to replace, in the order they are looked at."""
@@ -111,6 +112,7 @@ class Rule:
         lower: str,
         has: Callable[[str], bool] | None = None,
         narrow: Callable[[], bytes] | None = None,
+        aligned: Callable[[], tuple[str, bytes] | None] | None = None,
     ) -> list[re.Match[str]]:
         """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
 
@@ -119,25 +121,49 @@ class Rule:
         ``has`` tells whether a word is in ``lower`` (remembered across rules);
         with it, absent anchors are not looked for and :attr:`branches` are used.
         ``narrow`` gives a one-byte copy of ``lower`` (each wider character a ``?``)
-        where ASCII anchors are found faster than in a wide text.
+        where ASCII anchors are found faster than in a wide text. ``aligned`` gives
+        :func:`aligned_lower` of ``text`` and its one-byte copy, for a text whose
+        lower case is longer (made here when not given).
         """
         has = has or lower.__contains__
         if self.runs is not None:
             return self._runs(text)
-        if not self.anchored or len(lower) != len(text):
+        if not self.anchored:
             found = list(self.regex.finditer(text))
+        elif len(lower) != len(text):
+            found = self._unaligned(text, has, aligned() if aligned else _copies(text))
         elif self.branches and lower.isascii():
             found = self._by_branches(lower, has)
         elif (starts := self._anchor_starts(lower, has, narrow)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
-            found = []
-            for at in starts:
-                match = self.regex.match(text, at) if not found or at >= found[-1].end() else None
-                if match is not None:
-                    found.append(match)
+            found = self._at(text, starts)
         return self._word_starts(text, found)
+
+    def _at(self, text: str, starts: list[int]) -> list[re.Match[str]]:
+        """The matches of the regex tried at ``starts`` (in order), none inside another."""
+        found: list[re.Match[str]] = []
+        for at in starts:
+            match = self.regex.match(text, at) if not found or at >= found[-1].end() else None
+            if match is not None:
+                found.append(match)
+        return found
+
+    def _unaligned(
+        self, text: str, has: Callable[[str], bool], copies: tuple[str, bytes] | None
+    ) -> list[re.Match[str]]:
+        """The matches of an anchored rule in a text whose lower case is longer (a capital
+        dotted I lower-cases to two characters): its anchors are found in ``copies``
+        (:func:`aligned_lower` and its one-byte copy), the whole pattern runs only
+        when there are none. ``has`` (of the true lower case) rules out anchors that
+        hold no ``i``, the only letter the two lower cases tell apart."""
+        if copies is not None:
+            same, narrow = copies
+            starts = self._anchor_starts(same, lambda w: "i" in w or has(w), lambda: narrow)
+            if starts is not None:
+                return self._at(text, starts)
+        return list(self.regex.finditer(text))
 
     def _runs(self, text: str) -> list[re.Match[str]]:
         """The matches of a :attr:`runs` pattern: each maximal run of its class, from where
@@ -200,8 +226,10 @@ class Rule:
                 return None
             on, matcher = lower, self.scan
         else:
-            if not self.anchored or len(lower) != len(text):
+            if not self.anchored:
                 on, matcher, bare = text, self.regex, regex
+            elif len(lower) != len(text):
+                return None  # its anchors are found in a copy that keeps positions (matches)
             elif scan is not None and lower.isascii() and self._anchor_starts(lower, has) is None:
                 on, matcher, bare = lower, self.scan, scan
             else:
@@ -283,6 +311,36 @@ class Rule:
                     return None
                 at = on.find(word, at + 1)  # type: ignore[arg-type]
         return sorted(starts)
+
+
+_CASE_APART = frozenset("\u0131\u017f\u1c82\u1fbe\u0345\u03a3\u03c3\u03f0")
+"""Characters that case-insensitive matching takes for a character of an anchor although
+they do not lower-case to it (dotless i, long s, sigmas, …; written as escapes, so that
+this file holds none of them; tests/test_redact_fast_path.py finds them from the anchors
+of the built-in rules)."""
+
+
+def aligned_lower(text: str) -> str | None:
+    """``text`` lower-cased one character for one, where its lower case is longer: each
+    capital dotted I (which lower-cases to ``i`` and a combining dot) becomes ``i``, what
+    case-insensitive matching takes it for. Every place where an anchored rule's pattern
+    matches ``text`` starts an anchor there. None when ``text`` holds a character of
+    :data:`_CASE_APART` or a length still differs (then the whole pattern runs)."""
+    if any(c in text for c in _CASE_APART):
+        return None
+    same = text.replace("\u0130", "i").lower()
+    return same if len(same) == len(text) else None
+
+
+def _copies(text: str) -> tuple[str, bytes] | None:
+    """:func:`aligned_lower` of ``text`` and its one-byte copy (each wider character a ``?``)."""
+    same = aligned_lower(text)
+    return None if same is None else (same, same.encode("ascii", "replace"))
+
+
+def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
+    """:func:`_copies` of ``text``, made on the first call and kept."""
+    return functools.cache(functools.partial(_copies, text))
 
 
 def _narrow_enough(word: str) -> bool:
