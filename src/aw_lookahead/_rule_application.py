@@ -105,7 +105,7 @@ class RuleApplication:
         per_char = ascii_only or (len(lower) == len(text) and "\u03a3" not in text)
         learned: dict[str, str] = {}
         over_cap, size = self.over_cap, len(text)
-        aligned = aligned_copies(text)
+        aligned = aligned_copies(text) if len(lower) != len(text) else None
         for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
@@ -136,7 +136,7 @@ class RuleApplication:
             if new != text:
                 text, lower = new, new_lower if new_lower is not None else new.lower()
                 hints = hints.after(lower, made, new_narrow) if hints is not None else None
-                aligned = aligned_copies(text)
+                aligned = aligned_copies(text) if len(lower) != len(text) else None
         self._learn(learned.items())
         if self.over_cap != over_cap:
             _log.warning(

@@ -10,7 +10,6 @@ of rules is :mod:`aw_lookahead._redact_rules`.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 import re
@@ -340,7 +339,14 @@ def _copies(text: str) -> tuple[str, bytes] | None:
 
 def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
     """:func:`_copies` of ``text``, made on the first call and kept."""
-    return functools.cache(functools.partial(_copies, text))
+    kept: list[tuple[str, bytes] | None] = []
+
+    def copies() -> tuple[str, bytes] | None:
+        if not kept:
+            kept.append(_copies(text))
+        return kept[0]
+
+    return copies
 
 
 def _narrow_enough(word: str) -> bool:
