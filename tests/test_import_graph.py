@@ -227,7 +227,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     for row in (
         "errors _version _contract _metrics _net _redact_rules _seen_secrets _deprecated _progress"
         " _bulk_redaction",
-        "redact _extras _jsonl _sync",
+        "redact _extras _jsonl _sync _endpoint_errors",
         "trajectory endpoint",
         "prompts",
         "agentworldbench worldmodel",
