@@ -229,7 +229,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         " _bulk_redaction _pattern_forms",
         "_secret_rule",
         "_redact_rules _rule_application",
-        "redact _extras _jsonl _sync",
+        "redact _extras _jsonl _sync _endpoint_errors",
         "trajectory endpoint",
         "prompts",
         "agentworldbench worldmodel",

@@ -17,7 +17,8 @@ share lives here, once:
 * :meth:`OpenAIProvider.chat`, the request call: messages are redacted just
   before they are sent, and every failure leaves it as one of
   :mod:`aw_lookahead.errors`' ``WorldModelError``s through the one mapping
-  table, :func:`map_error`.
+  table, :func:`map_error` (it lives, with the reply cap :data:`MAX_REPLY_BYTES`,
+  in :mod:`aw_lookahead._endpoint_errors`; both are re-exported here).
 
 The mapping of requests and replies (prompts, parsing, verdicts) stays with
 each component.
@@ -34,7 +35,6 @@ loops, and the package's background loop (sync wrappers) alike. An injected
 from __future__ import annotations
 
 import os
-import re
 import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -47,14 +47,14 @@ import httpx
 import openai
 from openai import AsyncOpenAI
 
-from aw_lookahead.errors import (
-    ContextTooLongError,
-    ModelNotServedError,
-    ServerError,
-    ServerUnreachableError,
-    WorldModelError,
-    WorldModelTimeoutError,
+from aw_lookahead._endpoint_errors import (
+    MAX_REPLY_BYTES,
+    _cap_reply,
+    context_too_long,
+    is_context_error,
+    map_error,
 )
+from aw_lookahead.errors import ModelNotServedError, WorldModelError
 from aw_lookahead.redact import redact_messages_off_loop
 
 if TYPE_CHECKING:
@@ -101,62 +101,6 @@ def _ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-MAX_REPLY_BYTES = 16 * 2**20
-"""The largest HTTP reply body read from a model server; a larger one is a ``ServerError``.
-
-A world-model or judge reply is a few KiB (hundreds of tokens, ``n`` samples,
-log-probabilities); a broken or hostile server could otherwise make the client
-buffer, parse and cache any amount (a 50 MiB reply took 633 MB of memory).
-"""
-
-
-class _ReplyTooLarge(openai.OpenAIError):
-    """An OpenAIError, so the SDK raises it as it is: neither retried nor wrapped."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"the reply is larger than {limit} bytes")
-        self.limit = limit
-
-
-@cache
-def _capped_stream_class(base: type[Any]) -> type[Any]:
-    """A byte stream of ``base``'s library (the OpenAI SDK brings its own httpx) that stops
-    past :data:`MAX_REPLY_BYTES`."""
-
-    class CappedStream(base):  # type: ignore[misc]
-        def __init__(self, inner: Any, limit: int) -> None:
-            self._inner, self._limit = inner, limit
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            total = 0
-            async for chunk in self._inner:
-                total += len(chunk)
-                if total > self._limit:
-                    raise _ReplyTooLarge(self._limit)
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    return CappedStream
-
-
-async def _cap_reply(response: Any) -> None:
-    """Response hook (before the body is read): refuse or meter an oversized body."""
-    length = response.headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_REPLY_BYTES:
-        raise _ReplyTooLarge(MAX_REPLY_BYTES)
-    stream = response.stream
-    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), None)
-    if base is None:
-        raise RuntimeError(f"unexpected HTTP response stream {type(stream).__name__}")
-    response.stream = _capped_stream_class(base)(stream, MAX_REPLY_BYTES)
-
-
-_CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
-_PROMPT_TOKENS_RE = re.compile(r"(?:contains at least|requested|value=)\s*(\d+)", re.IGNORECASE)
-
-
 def request_timeout(seconds: float) -> httpx.Timeout:
     """``seconds`` for the whole request, at most 5 s of it to connect."""
     return httpx.Timeout(seconds, connect=min(seconds, 5.0))
@@ -174,73 +118,6 @@ def request_body(extra_body: dict[str, Any] | None, *, thinking: bool | None) ->
         kwargs["enable_thinking"] = thinking
         body["chat_template_kwargs"] = kwargs
     return body
-
-
-def is_context_error(exc: openai.BadRequestError) -> bool:
-    """True when a 400 reply says the prompt does not fit the context."""
-    text = str(exc).lower()
-    return "context length" in text or "too long" in text or "maximum model length" in text
-
-
-def context_too_long(exc: openai.BadRequestError) -> ContextTooLongError:
-    """The :class:`ContextTooLongError` for a server's refusal, with the sizes it names."""
-    limit = _CONTEXT_RE.search(str(exc))
-    asked = _PROMPT_TOKENS_RE.search(str(exc))
-    return ContextTooLongError(
-        int(asked.group(1)) if asked else None,
-        int(limit.group(1)) if limit else None,
-        detail=f"Server said: {exc.message}. ",
-    )
-
-
-def map_error(
-    exc: Exception, *, base_url: str, timeout: float, model: str | None = None
-) -> WorldModelError:
-    """The one table from an ``openai`` (or JSON-decoding) failure to our error type.
-
-    ================================== =========================================
-    failure                            becomes
-    ================================== =========================================
-    ``APITimeoutError``                ``WorldModelTimeoutError`` (``timeout``)
-    ``APIConnectionError``             ``ServerUnreachableError`` (with the cause)
-    400 saying the prompt is too long  ``ContextTooLongError`` (sizes it names)
-    404 naming ``model`` (when given)  ``ModelNotServedError`` (served list empty)
-    any other HTTP status              ``ServerError`` with the status
-    ``ValueError`` (reply not JSON)    ``ServerError``: not an API root
-    a reply past ``MAX_REPLY_BYTES``   ``ServerError``, read no further
-    anything else                      ``ServerError`` without a status
-    ================================== =========================================
-
-    :meth:`OpenAIProvider.chat` fills the served list of a
-    ``ModelNotServedError`` from ``/v1/models``.
-    """
-    if isinstance(exc, openai.APITimeoutError):
-        return WorldModelTimeoutError(base_url, timeout)
-    if isinstance(exc, _ReplyTooLarge):
-        return ServerError(
-            base_url,
-            None,
-            f"{exc}, more than any model reply needs; the server at this URL is "
-            "not answering as an OpenAI-compatible API should",
-        )
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
-        return ServerUnreachableError(base_url, detail)
-    if isinstance(exc, openai.BadRequestError) and is_context_error(exc):
-        return context_too_long(exc)
-    if model is not None and isinstance(exc, openai.NotFoundError) and "model" in str(exc).lower():
-        return ModelNotServedError(model, [], base_url)
-    if isinstance(exc, openai.APIStatusError):
-        return ServerError(base_url, exc.status_code, exc.message)
-    if isinstance(exc, ValueError):
-        return ServerError(
-            base_url,
-            None,
-            f"the reply is not the JSON of an OpenAI-compatible API ({type(exc).__name__}: "
-            f"{str(exc)[:200]}); check that --base-url points at the server's /v1 root",
-        )
-    return ServerError(base_url, None, f"{type(exc).__name__}: {exc}")
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ _BASE_SCORE = {
 
 
 def heuristic_score(verdict: Verdict) -> float:
-    """The verdict's progress if given, else the deterministic heuristic (see :mod:`.engine`)."""
+    """The verdict's progress if given, else the deterministic heuristic (see :mod:`.selection`)."""
     if verdict.progress is not None:
         return verdict.progress
     score = _BASE_SCORE[verdict.outcome]

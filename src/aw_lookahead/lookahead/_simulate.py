@@ -4,14 +4,16 @@ Plain functions the engine (:mod:`.engine`) schedules; each returns what it
 computed and never raises for a failing backend: a world model or judge that
 fails, times out or answers garbage gives a :class:`~._decide.Failure` (the
 error as text, the exception when there was one) in place of its value, and
-the engine's ``on_error`` policy decides.
+the engine's ``on_error`` policy decides. :func:`default_deadline` is how long
+that deadline is when the engine is not told; :func:`judge_step` judges a whole
+step's predictions at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from aw_lookahead.errors import WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory
@@ -21,7 +23,23 @@ from ._decide import Failure, Judged
 from .judges import Judge, combine_verdicts
 from .types import Verdict
 
-__all__ = ["judge_prediction", "predict_actions"]
+__all__ = ["default_deadline", "judge_prediction", "judge_step", "predict_actions"]
+
+
+def default_deadline(world_model: object, judges: Iterable[object] = ()) -> float:
+    """The engine's deadline for a world model: its ``timeout`` plus the slowest judge's, + 5 s.
+
+    Components without a ``timeout`` attribute count 60 s (world model) or
+    0 s (judge), so the deadline is always longer than the client timeouts
+    and a slow server is reported by the client, with its remedy.
+    """
+    wm = getattr(world_model, "timeout", None)
+    base = float(wm) if isinstance(wm, int | float) and wm > 0 else 60.0
+    slowest = max(
+        (float(t) for j in judges if isinstance(t := getattr(j, "timeout", None), int | float)),
+        default=0.0,
+    )
+    return base + slowest + 5.0
 
 
 async def predict_actions(
@@ -102,6 +120,38 @@ async def judge_prediction(
         failure = Failure(f"{type(exc).__name__}: {exc}", exc)
         return Judged(failure=failure, seconds=time.perf_counter() - started)
     return Judged(verdict=verdict, samples=samples, seconds=time.perf_counter() - started)
+
+
+async def judge_step(
+    judges: Sequence[Judge],
+    trajectory: Trajectory,
+    actions: Sequence[Action],
+    predictions: Sequence[Prediction | None],
+    *,
+    task: str | None,
+    deadline: float,
+    deadline_s: float,
+) -> list[Judged | None]:
+    """The judges' reading of each prediction (``None`` where there is no prediction), the
+    predictions judged concurrently (:func:`judge_prediction` each)."""
+    asked = [(i, p) for i, p in enumerate(predictions) if p is not None]
+    calls = [
+        judge_prediction(
+            judges,
+            trajectory,
+            actions[i],
+            prediction,
+            task=task,
+            deadline=deadline,
+            deadline_s=deadline_s,
+        )
+        for i, prediction in asked
+    ]
+    results = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
+    out: list[Judged | None] = [None] * len(predictions)
+    for (i, _), judged in zip(asked, results, strict=True):
+        out[i] = judged
+    return out
 
 
 async def _judge(

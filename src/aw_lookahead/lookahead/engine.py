@@ -29,12 +29,8 @@ Guarantees:
 * Cache hits (see :mod:`.cache`) cost no model call; identical actions within
   one call are simulated once.
 
-Ranking in :meth:`Lookahead.select`: survivors (not vetoed) are ordered by
-``score``, highest first, ties by candidate order. ``score`` is the judges'
-progress when any judge gives one (an :class:`LLMJudge`); otherwise a
-deterministic heuristic: 0.75 for a predicted success, 0.5 unknown, 0.1 no-op,
-0 failure/risky, minus 0.05 per warning signal and plus 0.05 per success
-signal, clipped to [0, 1]. Unsimulated survivors (unchecked, allowed by ``on_error``) rank last.
+Ranking in :meth:`Lookahead.select` (survivors by score, unchecked ones last):
+see :mod:`.selection`.
 """
 
 from __future__ import annotations
@@ -59,22 +55,16 @@ from aw_lookahead.worldmodel.base import (
 )
 
 from ._decide import Candidate, EngineStats, Judged, Simulated, decide, heuristic_score
-from ._simulate import judge_prediction, predict_actions
+from ._simulate import default_deadline, judge_step, predict_actions
 from .abstention import Abstention, served_model_name
 from .cache import PredictionCache, step_keys
 from .calibration import Calibration, VetoThreshold
 from .judges import Judge
-from .options import SimulatePolicy
+from .options import SimulatePolicy, check_options
 from .routing import RiskRouter, Route
 from .rules import RuleJudge
-from .safety import (
-    ERROR_POLICIES,
-    ErrorPolicy,
-    WarnOnce,
-    action_hazard,
-    classify_error,
-    unchecked_decision,
-)
+from .safety import ErrorPolicy, WarnOnce, action_hazard, classify_error, unchecked_decision
+from .selection import ranked_selection, unsimulated_selection
 from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult, Signal
 
 __all__ = [
@@ -86,35 +76,6 @@ __all__ = [
 ]
 
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
-
-
-def default_deadline(world_model: object, judges: Iterable[object] = ()) -> float:
-    """The engine's deadline for a world model: its ``timeout`` plus the slowest judge's, + 5 s.
-
-    Components without a ``timeout`` attribute count 60 s (world model) or
-    0 s (judge), so the deadline is always longer than the client timeouts
-    and a slow server is reported by the client, with its remedy.
-    """
-    wm = getattr(world_model, "timeout", None)
-    base = float(wm) if isinstance(wm, int | float) and wm > 0 else 60.0
-    slowest = max(
-        (float(t) for j in judges if isinstance(t := getattr(j, "timeout", None), int | float)),
-        default=0.0,
-    )
-    return base + slowest + 5.0
-
-
-def _safer_first(d: Decision) -> tuple[bool, float, float, bool, bool, int]:
-    """Rank key of a surviving candidate: simulated before unchecked, higher score first;
-    on a tie the safer one first (lower p_failure, certain, no destructive effect)."""
-    return (
-        d.kind is DecisionKind.UNSIMULATED,
-        -(d.score or 0.0),
-        d.p_failure or 0.0,
-        d.uncertain,
-        d.destructive_effect is not None,
-        d.index,
-    )
 
 
 class Lookahead:
@@ -155,18 +116,12 @@ class Lookahead:
         calibration: Calibration | str | os.PathLike[str] | Literal[False] | None = None,
     ) -> None:
         check_world_model(world_model)
-        if threshold is not None and not 0.0 < threshold <= 1.0:
-            raise ConfigError(f"threshold must be in (0, 1], got {threshold!r}")
-        if false_veto_budget is not None and not 0.0 <= false_veto_budget <= 1.0:
-            raise ConfigError(f"false_veto_budget must be in [0, 1], got {false_veto_budget!r}")
-        if simulate not in ("always", "risky", "never"):
-            raise ConfigError(
-                f"simulate={simulate!r} is not valid; use 'always', 'risky' or 'never'"
-            )
-        if on_error not in ERROR_POLICIES:
-            raise ConfigError(
-                f"on_error={on_error!r} is not valid; use 'fail_safe', 'fail_open' or 'fail_closed'"
-            )
+        check_options(
+            simulate=simulate,
+            on_error=on_error,
+            threshold=threshold,
+            false_veto_budget=false_veto_budget,
+        )
         judges = list(judges) if judges is not None else [RuleJudge()]
         if deadline_s is None:
             deadline_s = default_deadline(world_model, judges)
@@ -241,42 +196,16 @@ class Lookahead:
             raise UsageError("select() needs at least one candidate action")
         self.stats.actions += len(candidates)
         if self.simulate == "never":
-            decided = [
-                self._not_simulated(trajectory, self._skipped(a, i, "simulate='never'"))
-                for i, a in enumerate(candidates)
-            ]
-            kept = [d for d in decided if d.executes]
-            blocked = [d for d in decided if not d.executes]
-            return SelectResult(
-                decisions=kept + blocked,
-                chosen=kept[0] if kept else None,
-                pruned=blocked,
-                reason="simulate='never': the first candidate the action-level judges allow"
-                if kept
-                else "simulate='never': every candidate may be destructive",
+            return unsimulated_selection(
+                [
+                    self._not_simulated(trajectory, self._skipped(a, i, "simulate='never'"))
+                    for i, a in enumerate(candidates)
+                ]
             )
         decisions = await self._run(
             trajectory, [Candidate(a, i) for i, a in enumerate(candidates)], task
         )
-        ordered = sorted((d for d in decisions if d.executes), key=_safer_first)
-        survivors = [
-            d.model_copy(update={"metadata": {**d.metadata, "rank": rank}})
-            for rank, d in enumerate(ordered)
-        ]
-        pruned = [d for d in decisions if not d.executes]
-        chosen = survivors[0] if survivors else None
-        if chosen is not None:
-            how = f"score {chosen.score:.2f}" if chosen.score is not None else "unsimulated"
-            reason = (
-                f"candidate {chosen.index} of {len(candidates)} chosen ({how}, predicted "
-                f"{chosen.outcome.value}); {len(pruned)} pruned"
-            )
-        else:
-            why = "; ".join(f"#{d.index}: {d.reason}" for d in pruned[:8])
-            reason = f"all {len(candidates)} candidates were pruned: {why}"
-        return SelectResult(
-            decisions=survivors + pruned, chosen=chosen, pruned=pruned, reason=reason
-        )
+        return ranked_selection(decisions, len(candidates))
 
     async def rollout(
         self,
@@ -363,7 +292,15 @@ class Lookahead:
         if sampling is not None:
             step = step.with_sampling(sampling)
         simulated = await self._simulate(step, deadline)
-        judged = await self._judge(trajectory, candidates, simulated, task, deadline)
+        judged = await judge_step(
+            self.judges,
+            trajectory,
+            [c.action for c in candidates],
+            [s.prediction for s in simulated],
+            task=task or trajectory.task,
+            deadline=deadline,
+            deadline_s=self.deadline_s,
+        )
         return [
             self._decision(trajectory, c, s, j, self._abstention.threshold_for(veto, s))
             for c, s, j in zip(candidates, simulated, judged, strict=True)
@@ -406,35 +343,6 @@ class Lookahead:
                 for i in group:
                     found[i] = simulated
         return [found[i] for i in range(n)]
-
-    async def _judge(
-        self,
-        trajectory: Trajectory,
-        candidates: Sequence[Candidate],
-        simulated: Sequence[Simulated],
-        task: str | None,
-        deadline: float,
-    ) -> list[Judged | None]:
-        """The judges' reading of each prediction (``None`` where there is no prediction)."""
-        task = task or trajectory.task
-        asked = [(i, s.prediction) for i, s in enumerate(simulated) if s.prediction is not None]
-        calls = [
-            judge_prediction(
-                self.judges,
-                trajectory,
-                candidates[i].action,
-                prediction,
-                task=task,
-                deadline=deadline,
-                deadline_s=self.deadline_s,
-            )
-            for i, prediction in asked
-        ]
-        results = [await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls)
-        out: list[Judged | None] = [None] * len(simulated)
-        for (i, _), judged in zip(asked, results, strict=True):
-            out[i] = judged
-        return out
 
     # ------------------------------------------------------------------ decisions
 

@@ -41,8 +41,9 @@ from aw_lookahead.trajectory import JsonlWriter
 from . import _artifacts as art
 from .config import TrainConfig, train_prompts
 from .grpo_data import GRPODataReport, grpo_dataset
+from .model_setup import mixed_precision
 from .reward import HybridReward
-from .trainer import TrainResult, _mixed_precision
+from .trainer import TrainResult
 
 __all__ = ["GRPOOptions", "Generation", "train_grpo"]
 
@@ -219,7 +220,7 @@ def train_grpo(
             "no GRPO prompts survived classification and the prompt budget; raise keep ratios "
             f"(--keep CLASS=RATIO), --max-len, or add data.\n{report.summary()}"
         )
-    mixed = _mixed_precision(torch, cfg.precision)
+    mixed = mixed_precision(torch, cfg.precision)
     generation = _generation_args(opts, torch)
     args = trl.GRPOConfig(
         output_dir=str(ckpt_root),

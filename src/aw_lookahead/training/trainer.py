@@ -17,13 +17,15 @@ Guarantees:
 * The result is a PEFT adapter (``<out>/adapter``) that vLLM serves with
   ``--enable-lora --lora-modules NAME=<out>/adapter``, or a full model folder
   (``<out>/model``, tokenizer and chat template included).
+
+This module runs the loop; what a step reads and computes (the order, the
+batches, the loss) is :mod:`.batches`, the model it trains :mod:`.model_setup`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,10 +37,16 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
 from . import _artifacts as art
-from ._lora_kernel import use_fused_lora
-from .config import LossPositions, TrainConfig, train_prompts
-from .data import IGNORE_INDEX, DataReport, EncodedSample
+from .batches import batch_order
+from .batches import collate as _collate
+from .batches import label_loss as _label_loss
+from .batches import predicted_labels as _predicted_labels
+from .config import TrainConfig, train_prompts
+from .data import DataReport, EncodedSample
 from .dataset_cache import load_or_prepare
+from .model_setup import build_model as _build_model
+from .model_setup import mixed_precision as _mixed_precision
+from .model_setup import trainable_only as _trainable_only
 
 __all__ = ["TrainResult", "batch_order", "train"]
 
@@ -71,109 +79,6 @@ class TrainResult:
     @property
     def label_tokens_per_s(self) -> float:
         return self.label_tokens / self.seconds if self.seconds > 0 else 0.0
-
-
-def batch_order(n: int, micro: int, global_batch: int, seed: int) -> list[int]:
-    """Sample indexes of global micro-batch ``micro`` (``global_batch`` of them, wrapping)."""
-    per_epoch = math.ceil(n / global_batch)
-    epoch, pos = divmod(micro, per_epoch)
-    perm = list(range(n))
-    random.Random(seed * 1_000_003 + epoch).shuffle(perm)
-    start = pos * global_batch
-    return [perm[(start + k) % n] for k in range(global_batch)]
-
-
-def _collate(torch: Any, samples: list[EncodedSample], pad_id: int, device: Any) -> dict[str, Any]:
-    width = max(len(s.input_ids) for s in samples)
-    ids = torch.full((len(samples), width), pad_id, dtype=torch.long)
-    labels = torch.full((len(samples), width), IGNORE_INDEX, dtype=torch.long)
-    mask = torch.zeros((len(samples), width), dtype=torch.long)
-    for row, s in enumerate(samples):
-        k = len(s.input_ids)
-        ids[row, :k] = torch.tensor(s.input_ids)
-        labels[row, :k] = torch.tensor(s.labels)
-        mask[row, :k] = 1
-    return {
-        "input_ids": ids.to(device),
-        "labels": labels.to(device),
-        "attention_mask": mask.to(device),
-    }
-
-
-def _predicted_labels(sample: EncodedSample) -> int:
-    """Label tokens a causal LM can be scored on (a label at position 0 has no context)."""
-    return sum(1 for x in sample.labels[1:] if x != IGNORE_INDEX)
-
-
-def _label_loss(torch: Any, model: Any, batch: dict[str, Any], logits: LossPositions) -> Any:
-    """The summed cross-entropy of the batch's label tokens.
-
-    ``"labels"`` asks the model for logits only at positions whose next
-    token is a label (``logits_to_keep`` with the union of those positions
-    over the batch's rows), which skips most of the output layer's work on
-    world-model data; ``"all"`` computes every position. Both give the same sum.
-    """
-    targets = batch["labels"][:, 1:]
-    inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
-    if logits == "labels":
-        keep = (targets != IGNORE_INDEX).any(dim=0).nonzero().squeeze(1)
-        if keep.numel() > 0:
-            out = model(**inputs, logits_to_keep=keep).logits
-            targets = targets[:, keep]
-        else:
-            out = model(**inputs).logits[:, :-1]
-    else:
-        out = model(**inputs).logits[:, :-1]
-    return torch.nn.functional.cross_entropy(
-        out.float().reshape(-1, out.shape[-1]),
-        targets.reshape(-1),
-        ignore_index=IGNORE_INDEX,
-        reduction="sum",
-    )
-
-
-def _mixed_precision(torch: Any, precision: str) -> str:
-    if precision == "bf16":
-        return "bf16"
-    if precision == "fp32":
-        return "no"
-    cuda = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-    return "bf16" if cuda else "no"
-
-
-def _build_model(cfg: TrainConfig, torch: Any, mixed: str) -> Any:
-    transformers = require("train", "transformers")
-    dtype = torch.bfloat16 if (mixed == "bf16" and cfg.method == "lora") else torch.float32
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(cfg.model), dtype=dtype)
-    model.config.use_cache = False
-    if cfg.gradient_checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    if cfg.method == "lora" and cfg.init_adapter is not None:
-        peft = require("train", "peft")
-        model = peft.PeftModel.from_pretrained(model, str(cfg.init_adapter), is_trainable=True)
-        for param in model.parameters():  # a bf16 adapter trains in the base's dtype
-            if param.requires_grad and param.dtype != dtype:
-                param.data = param.data.to(dtype)
-        if cfg.gradient_checkpointing:
-            model.enable_input_require_grads()
-    elif cfg.method == "lora":
-        peft = require("train", "peft")
-        model = peft.get_peft_model(model, cfg.lora_config())
-        if cfg.gradient_checkpointing:
-            model.enable_input_require_grads()
-    if cfg.method == "lora" and cfg.lora_kernel == "fused":
-        use_fused_lora(model, torch)
-    return model
-
-
-def _trainable_only(model: Any) -> Any:
-    names = {n for n, p in model.named_parameters() if p.requires_grad}
-
-    def hook(models: list[Any], weights: list[dict[str, Any]], _out: str) -> None:
-        for i, state in enumerate(weights):
-            weights[i] = {k: v for k, v in state.items() if k in names}
-
-    return hook
 
 
 def train(cfg: TrainConfig) -> TrainResult:

@@ -4,7 +4,7 @@ Plain functions used by :class:`~aw_lookahead.worldmodel.openai_api.OpenAIWorldM
 planning how many old turns to drop before sending (:func:`plan_skip`, which
 asks vLLM's ``/tokenize`` only when a cheap byte estimate says the prompt may
 not fit). A server's "context too long" refusal is read by the provider's
-error table (:func:`~.provider.map_error`). Kept apart from the request/reply
+error table (:func:`aw_lookahead.endpoint.map_error`). Kept apart from the request/reply
 mapping so each stays small; everything the functions need is passed in.
 """
 
