@@ -78,11 +78,13 @@ class KnownSecrets:
             if not self._entries:
                 return text
             entries = dict(self._entries)
-            if len(text) >= _FIND_CHARS and len(entries) <= _FIND_MOST:
-                return _by_find(text, entries)
-            if self._pattern is None:
-                self._pattern = re.compile(_longest_first(self._entries))
-            pattern = self._pattern
+            pattern = None
+            if len(text) < _FIND_CHARS or len(entries) > _FIND_MOST:
+                if self._pattern is None:
+                    self._pattern = re.compile(_longest_first(self._entries))
+                pattern = self._pattern
+        if pattern is None:
+            return _by_find(text, entries)
         return pattern.sub(lambda m: entries[m.group(0)][0], text)
 
 
