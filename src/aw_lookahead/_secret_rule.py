@@ -84,7 +84,8 @@ class Rule:
         object.__setattr__(self, "groups", names)
         object.__setattr__(self, "bare", bare_all(self.regex, self.scan, self.lead))
         object.__setattr__(self, "runs", runs_of(self.regex.pattern, self.regex.flags))
-        object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
+        if self.anchored:
+            object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
