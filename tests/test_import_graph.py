@@ -225,8 +225,10 @@ def test_the_scan_sees_deferred_and_relative_imports(tmp_path: Path) -> None:
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(row.split())
     for row in (
-        "errors _version _contract _metrics _net _redact_rules _seen_secrets _deprecated _progress"
-        " _bulk_redaction",
+        "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
+        " _bulk_redaction _pattern_forms",
+        "_secret_rule",
+        "_redact_rules _rule_application",
         "redact _extras _jsonl _sync _endpoint_errors",
         "trajectory endpoint",
         "prompts",

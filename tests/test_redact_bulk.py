@@ -8,6 +8,7 @@ hint words that placeholders cannot fake.
 
 from __future__ import annotations
 
+import gc
 import logging
 import random
 import re
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_lookahead import _bulk_redaction, redact
+from aw_lookahead import _bulk_redaction, _rule_application
 from aw_lookahead._bulk_redaction import HintWords, splice
 from aw_lookahead._redact_rules import Rule, builtin_rules
 from aw_lookahead._seen_secrets import KnownSecrets
@@ -297,7 +298,7 @@ def test_below_the_cap_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     capped = Redactor(key=b"k" * 16)
     with_cap = [(capped.text(t), capped._known.learned_since(0)) for t in texts]
     assert capped.over_cap == 0
-    monkeypatch.setattr(redact, "DISTINCT_CAP", 10**9)
+    monkeypatch.setattr(_rule_application, "DISTINCT_CAP", 10**9)
     uncapped = Redactor(key=b"k" * 16)
     assert with_cap == [(uncapped.text(t), uncapped._known.learned_since(0)) for t in texts]
 
@@ -317,10 +318,13 @@ def test_runs_of_a_class_are_found_as_the_regex_finds_them() -> None:
 
 
 def test_known_secrets_trie_matches_the_longest_first_alternation() -> None:
+    """Both ways of replacing known secrets (the trie pattern, and in a large text with few
+    secrets one ``str.find`` per secret) give what the longest-first alternation gives."""
     rng = random.Random(12)
-    for _ in range(300):
+    for i in range(300):
         size = rng.randint(8, 12)
-        words = {"".join(rng.choice("ab[].é") for _ in range(size)) for _ in range(30)}
+        many = 30 if i % 3 else 80
+        words = {"".join(rng.choice("ab[].é") for _ in range(size)) for _ in range(many)}
         words |= {w + "ab" for w in list(words)[:5]}  # words that are prefixes of others
         text = " ".join(rng.choice([*words, "ab[", "x"]) for _ in range(60))
         text += "".join(rng.choice("ab[].éx") for _ in range(300))
@@ -328,8 +332,9 @@ def test_known_secrets_trie_matches_the_longest_first_alternation() -> None:
         known.learn((w, f"<{i}>") for i, w in enumerate(words))
         table = dict(known.learned_since(0))
         flat = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
-        want = flat.sub(lambda m, table=table: table[m.group(0)], text)  # type: ignore[misc]
-        assert known.sub(text) == want
+        for sample in (text, text * 6):
+            want = flat.sub(lambda m, table=table: table[m.group(0)], sample)  # type: ignore[misc]
+            assert known.sub(sample) == want
 
 
 def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
@@ -348,8 +353,25 @@ def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
         def decide(text: str, m: re.Match[str]) -> str:
             return "[REDACTED_X_" + m.group("secret").upper() + "]"
 
-        new, new_lower = _bulk_redaction.splice_lowered(text, lower, matches, decide)
+        narrow = lower.encode("ascii", "replace")
+        new, new_lower, new_narrow = _bulk_redaction.splice_lowered(
+            text, lower, matches, decide, None, narrow
+        )
         assert new == splice(text, matches, decide)
         assert new_lower is None or new_lower == new.lower()
+        assert new_narrow is None or new_narrow == new.lower().encode("ascii", "replace")
+        assert (new_narrow is None) == (new_lower is None) or new == text
         spliced += new_lower is not None and new != text
     assert spliced > 50
+
+
+def test_a_large_text_leaves_the_garbage_collector_as_it_found_it() -> None:
+    text = "password=hunter2x " * 1000
+    was_on = gc.isenabled()
+    try:
+        for on in (True, False):
+            (gc.enable if on else gc.disable)()
+            assert "hunter2x" not in Redactor().text(text)
+            assert gc.isenabled() is on
+    finally:
+        (gc.enable if was_on else gc.disable)()

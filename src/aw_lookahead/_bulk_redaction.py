@@ -63,8 +63,11 @@ class HintWords:
         self._gone: frozenset[str] = frozenset()
         """Characters absent from the text outside placeholders (absent before they came)."""
 
-    def after(self, lower: str, placeholders: Collection[str]) -> HintWords:
-        """The hint words of ``lower``: this text with values replaced by ``placeholders``.
+    def after(
+        self, lower: str, placeholders: Collection[str], narrow: bytes | None = None
+    ) -> HintWords:
+        """The hint words of ``lower``: this text with values replaced by ``placeholders``
+        (``narrow``: its one-byte copy, when already made).
 
         A word this text lacks can only have come with a placeholder (none of them
         holds a bracket, so none can straddle one's edge): those are known without
@@ -72,6 +75,7 @@ class HintWords:
         held are looked for again.
         """
         new = HintWords(lower, self._ascii_only, self._vocabulary)
+        new._narrow = narrow
         gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
         new._gone = self._gone.union(gone)
         if len(placeholders) > _FEW_PLACEHOLDERS:
@@ -125,6 +129,11 @@ class HintWords:
 
     _has = has
 
+    @property
+    def narrow_made(self) -> bytes | None:
+        """:meth:`narrow` when it has been made, else None (it is not made for this)."""
+        return self._narrow
+
     def narrow(self) -> bytes:
         """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
         if self._narrow is None:
@@ -138,13 +147,33 @@ class HintWords:
         return found
 
     def _has_outside(self, hint: str) -> bool:
-        if "[redacted_" not in self._lower:
+        """Whether ``hint`` (which holds no bracket) occurs outside every placeholder.
+
+        Its occurrences are looked at from the first on, each inside a placeholder
+        skipped (the placeholder around one starts at the last ``[`` before it), so
+        a hint that occurs outside is told by a search or two instead of a copy of
+        the text without placeholders, made only past ``_FEW_PLACEHOLDERS`` of them.
+        """
+        lower = self._lower
+        if "[redacted_" not in lower:
             return True
         found = self._outside.get(hint)
         if found is None:
-            if self._stripped is None:
-                self._stripped = _PLACEHOLDERS.sub("", self._lower)
-            found = self._outside[hint] = hint in self._stripped
+            at = lower.find(hint)
+            for _ in range(_FEW_PLACEHOLDERS):
+                if at < 0:
+                    found = False
+                    break
+                around = _PLACEHOLDERS.match(lower, max(lower.rfind("[", 0, at), 0))
+                if around is None or around.end() <= at:
+                    found = True
+                    break
+                at = lower.find(hint, around.end())
+            else:
+                if self._stripped is None:
+                    self._stripped = _PLACEHOLDERS.sub("", lower)
+                found = hint in self._stripped
+            self._outside[hint] = found
         return found
 
 
@@ -171,27 +200,30 @@ def splice_lowered(
     matches: list[re.Match[str]],
     decide: Callable[[str, re.Match[str]], str],
     decide_all: Callable[[str, list[re.Match[str]]], list[str]] | None = None,
-) -> tuple[str, str | None]:
+    narrow: bytes | None = None,
+) -> tuple[str, str | None, bytes | None]:
     """:func:`splice`, and the new text lower-cased, made from ``lower`` (``text.lower()``,
     which must lower each character on its own: no capital sigma, no character that lowers
     to two) between the matches and the decisions lower-cased; a second pass of
-    ``str.lower`` over a large wide text costs more. None when not made this way."""
+    ``str.lower`` over a large wide text costs more. None when not made this way.
+    Third, from ``narrow`` (the one-byte copy of ``lower``, see :meth:`HintWords.narrow`)
+    when given, the one-byte copy of the new lower case, made the same way."""
     if not matches:
-        return text, lower
+        return text, lower, narrow
     starts = list(map(re.Match.start, matches))
     ends = list(map(re.Match.end, matches))
     whole = text[starts[0] : ends[0]]
     if _all_are(text, whole, starts, ends):
         new = decide(text, matches[0])
         if new == whole:
-            return text, lower
+            return text, lower, narrow
         # Every occurrence is a match when the counts agree and occurrences cannot overlap.
         if (
             len(whole) <= _REPLACE_MAX
             and text.count(whole) == len(matches)
             and not any(whole.endswith(whole[:k]) for k in range(1, len(whole)))
         ):
-            return text.replace(whole, new), None
+            return text.replace(whole, new), None, None
         decided = {whole: new}
         wholes = [whole] * len(matches)
     else:
@@ -208,11 +240,18 @@ def splice_lowered(
     pieces[1::2] = map(decided.__getitem__, wholes)
     new_text = "".join(pieces)
     if lower is None:
-        return new_text, None
+        return new_text, None, None
     lowered = dict(zip(decided, map(str.lower, decided.values()), strict=True))
     pieces[0::2] = map(lower.__getitem__, map(slice, [0, *ends], [*starts, len(lower)]))
     pieces[1::2] = map(lowered.__getitem__, wholes)
-    return new_text, "".join(pieces)
+    new_lower = "".join(pieces)
+    if narrow is None:
+        return new_text, new_lower, None
+    narrowed = {w: low.encode("ascii", "replace") for w, low in lowered.items()}
+    parts: list[bytes] = [b""] * len(pieces)
+    parts[0::2] = map(narrow.__getitem__, map(slice, [0, *ends], [*starts, len(narrow)]))
+    parts[1::2] = map(narrowed.__getitem__, wholes)
+    return new_text, new_lower, b"".join(parts)
 
 
 def _all_are(text: str, whole: str, starts: list[int], ends: list[int]) -> bool:

@@ -77,10 +77,45 @@ class KnownSecrets:
         with self._lock:
             if not self._entries:
                 return text
-            if self._pattern is None:
-                self._pattern = re.compile(_longest_first(self._entries))
-            pattern, entries = self._pattern, dict(self._entries)
+            entries = dict(self._entries)
+            pattern = None
+            if len(text) < _FIND_CHARS or len(entries) > _FIND_MOST:
+                if self._pattern is None:
+                    self._pattern = re.compile(_longest_first(self._entries))
+                pattern = self._pattern
+        if pattern is None:
+            return _by_find(text, entries)
         return pattern.sub(lambda m: entries[m.group(0)][0], text)
+
+
+_FIND_CHARS = 4096
+_FIND_MOST = 64
+"""In a text from ``_FIND_CHARS`` characters on, up to this many known secrets are looked
+for one by one (``str.find``, a fast substring search each) instead of through the trie
+pattern, which the regex engine tries at every position whose character starts a secret."""
+
+
+def _by_find(text: str, entries: dict[str, tuple[str, int]]) -> str:
+    """What :meth:`KnownSecrets.sub` gives, from every occurrence of each secret: from the
+    left, the longest secret occurring at a position is replaced, and the search goes on
+    after it (the matches of the longest-first pattern, as ``re.sub`` takes them)."""
+    found: list[tuple[int, int, str]] = []
+    for secret in entries:
+        at = text.find(secret)
+        while at >= 0:
+            found.append((at, -len(secret), secret))
+            at = text.find(secret, at + 1)
+    if not found:
+        return text
+    found.sort()
+    pieces: list[str] = []
+    done = 0
+    for at, minus, secret in found:
+        if at >= done:
+            pieces += (text[done:at], entries[secret][0])
+            done = at - minus
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _longest_first(words: Iterable[str]) -> str:

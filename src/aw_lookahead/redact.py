@@ -27,8 +27,11 @@ URL-encoded; base64 runs that decode to one of these. In JSON records a value
 whose key names a secret is replaced whole. A secret replaced once is then
 replaced wherever it appears again (see :meth:`Redactor.messages`). Every
 pattern runs in linear time.
-The pattern table itself lives in :mod:`aw_lookahead._redact_rules`; this
-module holds the :class:`Redactor` that applies it and the process default.
+The pattern table itself lives in :mod:`aw_lookahead._redact_rules` (each
+rule a :class:`~aw_lookahead._secret_rule.Rule`), how a text goes through it
+in :mod:`aw_lookahead._rule_application`; this module holds the
+:class:`Redactor` (its public methods, remembered texts, records) and the
+process default.
 
 Patterns are a best effort, not a guarantee: a secret with no recognisable
 shape and no telling name passes through. Add your own with
@@ -46,23 +49,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import functools
-import hmac
-import logging
-import operator
 import os
 import re
 import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from itertools import repeat
 from typing import Any, TypeVar, TypeVarTuple
 from urllib.parse import quote, quote_plus, unquote
 
-from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
-from ._redact_rules import Rule, builtin_rules, secret_field
-from ._seen_secrets import KnownSecrets
+from ._redact_rules import builtin_rules, secret_field
+from ._rule_application import DISTINCT_CAP, PLACEHOLDER_PREFIX, STAND_INS_KEPT, RuleApplication
+from ._secret_rule import Rule
 
 __all__ = [
     "DISTINCT_CAP",
@@ -80,12 +78,6 @@ __all__ = [
 ENV_REDACT = "AW_LOOKAHEAD_REDACT"
 """Set to ``off`` (or ``0``, ``false``, ``no``) to turn the default redactor off."""
 
-_PLACEHOLDER_PREFIX = "[REDACTED_"
-_log = logging.getLogger("aw_lookahead")
-DISTINCT_CAP = 1024
-"""The most distinct new secrets one text gets keyed placeholders for (see :class:`Redactor`)."""
-_SHARED_SUFFIX = "_many]"
-_MEMO_SIZE = 4096
 _OFF_LOOP_CHARS = 32 * 1024
 _T = TypeVar("_T")
 _Ts = TypeVarTuple("_Ts")
@@ -96,7 +88,7 @@ _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,8192}+={0,2}(?
 _BASE64_HINT = re.compile(r"[A-Za-z0-9+/_-]{24}")
 
 
-class Redactor:
+class Redactor(RuleApplication):
     """Replaces recognised secrets with stable placeholders (see the module docstring).
 
     ``enabled=False`` makes every method return its input unchanged.
@@ -123,17 +115,12 @@ class Redactor:
         extra: Mapping[str, str | re.Pattern[str]] | None = None,
         key: bytes | None = None,
     ) -> None:
+        super().__init__(key if key is not None else secrets.token_bytes(16))
         self.enabled = enabled
-        self._key = key if key is not None else secrets.token_bytes(16)
-        self._mac: hmac.HMAC | None = None  # the keyed state, copied per secret in bulk
         self._rules: list[Rule] = builtin_rules() if builtin else []
         # Histories repeat across candidates and steps: remember recent message texts.
         self._memo: OrderedDict[str, str] = OrderedDict()
-        self._known = KnownSecrets(_PLACEHOLDER_PREFIX)
-        self._stand_ins: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
-        self.over_cap = 0
-        """Secrets given the shared placeholder because their text reached :data:`DISTINCT_CAP`."""
         for kind, pattern in (extra or {}).items():
             self.add(kind, pattern)
 
@@ -155,17 +142,6 @@ class Redactor:
             self._rules.insert(0, Rule(kind.lower(), regex))
             self._memo.clear()
 
-    def placeholder(self, kind: str, secret: str) -> str:
-        """The stand-in for ``secret``: the same input always gives the same text."""
-        done = self._stand_ins.get((kind, secret))
-        if done is None:
-            digest = hmac.digest(self._key, secret.encode("utf-8", "surrogatepass"), "sha256")
-            done = f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{digest.hex()[:6]}]"
-            if len(self._stand_ins) >= _MEMO_SIZE:
-                self._stand_ins.clear()
-            self._stand_ins[(kind, secret)] = done
-        return done
-
     def text(self, text: str) -> str:
         """``text`` with every recognised secret replaced; idempotent.
 
@@ -184,163 +160,6 @@ class Redactor:
             if _BASE64_HINT.search(text):
                 text = self._sub_base64(text, rules)
         return self._known.sub(text)
-
-    def _by_rules(self, text: str, rules: list[Rule]) -> str:
-        """``text`` through every rule; the secrets found are learned at the end, at once."""
-        lower = text.lower()
-        ascii_only = lower.isascii()
-        hints = self._hint_words(lower, ascii_only)
-        # Lower-casing is then per character, and the new lower case can be spliced too.
-        per_char = ascii_only or (len(lower) == len(text) and "\u03a3" not in text)
-        learned: dict[str, str] = {}
-        over_cap, size = self.over_cap, len(text)
-        for rule in rules:
-            if hints is not None and not hints.any(rule.hints, near=rule.near):
-                continue
-            if hints is None and not rule.applies(lower, ascii_only):
-                continue
-            made: set[str] = set()
-            decide = functools.partial(self._stand_in, rule, learned, made)
-            decide_all = functools.partial(self._stand_in_all, rule, learned, made)
-            has = hints.has if hints is not None else None
-            bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
-            new_lower: str | None = None
-            new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
-            if new is None:
-                few = bulk is not None and not bulk[1]
-                if bulk is not None and few:
-                    matches = bulk[0]
-                else:
-                    narrow = hints.narrow if hints is not None else None
-                    matches = rule.matches(text, lower, has, narrow)
-                on = lower if per_char and len(text) >= BULK_CHARS else None
-                new, new_lower = splice_lowered(text, on, matches, decide, decide_all)
-            if new != text:
-                text, lower = new, new_lower if new_lower is not None else new.lower()
-                hints = hints.after(lower, made) if hints is not None else None
-        self._learn(learned.items())
-        if self.over_cap != over_cap:
-            _log.warning(
-                "a text of %d characters held more than %d distinct new secrets: %d more were "
-                "replaced with one shared placeholder and not remembered",
-                size,
-                DISTINCT_CAP,
-                self.over_cap - over_cap,
-            )
-        return text
-
-    @staticmethod
-    def _rewrite(
-        text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
-    ) -> str | None:
-        """``text`` with every occurrence of each match text of ``firsts`` replaced by its
-        decision (see :meth:`Rule.bulk`); None when a replacement holds a match text
-        replaced after it (then each match is rewritten where it is instead)."""
-        rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
-        rewrites = [(old, new) for old, new in rewrites if old != new]
-        for i, (_, new) in enumerate(rewrites):
-            if any(later in new for later, _ in rewrites[i + 1 :]):
-                return None
-        for old, new in rewrites:
-            text = text.replace(old, new)
-        return text
-
-    def _hint_words(self, lower: str, ascii_only: bool) -> HintWords | None:
-        """For a large text, its hint words looked up once each; None for a small one."""
-        if len(lower) < BULK_CHARS:
-            return None
-        vocabulary = frozenset(h for rule in self._rules for h in rule.hints)
-        return HintWords(lower, ascii_only, vocabulary)
-
-    def _stand_in(
-        self, rule: Rule, learned: dict[str, str], made: set[str], text: str, m: re.Match[str]
-    ) -> str:
-        """What replaces match ``m`` of ``rule``: its value as a placeholder, or ``m`` unchanged
-        when the value is not taken. The secret goes to ``learned``, the placeholder to ``made``."""
-        at, end = m.span()
-        start, stop = rule.value_span(m)
-        value = text[start:stop]
-        if value.startswith(_PLACEHOLDER_PREFIX) or (rule.accept and not rule.accept(value)):
-            return text[at:end]
-        kind = rule.label or rule.kind
-        if len(learned) >= DISTINCT_CAP and value not in learned:
-            stand_in = self._over_cap(kind, value)
-        else:
-            stand_in = self.placeholder(kind, value)
-            learned.setdefault(value, stand_in)
-        made.add(stand_in)
-        return text[at:start] + stand_in + text[stop:end]
-
-    def _over_cap(self, kind: str, value: str) -> str:
-        """The stand-in for a secret past :data:`DISTINCT_CAP`: its placeholder when one was
-        made before, else the shared one (counted in ``over_cap``)."""
-        done = self._stand_ins.get((kind, value))
-        if done is not None:
-            return done
-        self.over_cap += 1
-        return f"{_PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
-
-    def _stand_in_all(
-        self,
-        rule: Rule,
-        learned: dict[str, str],
-        made: set[str],
-        text: str,
-        matches: list[re.Match[str]],
-    ) -> list[str]:
-        """:meth:`_stand_in` of each of ``matches`` (distinct), for many at once: the
-        placeholders are made with C-level iteration instead of one Python call each."""
-        spans = list(map(rule.value_span, matches))
-        starts = list(map(operator.itemgetter(0), spans))
-        stops = list(map(operator.itemgetter(1), spans))
-        values = list(map(text.__getitem__, map(slice, starts, stops)))
-        prefixed = map(operator.methodcaller("startswith", _PLACEHOLDER_PREFIX), values)
-        if rule.accept is not None or any(prefixed):
-            return [self._stand_in(rule, learned, made, text, m) for m in matches]
-        kind = rule.label or rule.kind
-        if len(learned) + len(values) > DISTINCT_CAP:
-            stand_ins = self._capped(kind, learned, values)
-        else:
-            stand_ins = self._keyed(kind, values)
-            for value, stand_in in zip(values, stand_ins, strict=True):
-                learned.setdefault(value, stand_in)
-        made.update(stand_ins)
-        before = map(text.__getitem__, map(slice, map(re.Match.start, matches), starts))
-        after = map(text.__getitem__, map(slice, stops, map(re.Match.end, matches)))
-        return list(map(operator.add, map(operator.add, before, stand_ins), after))
-
-    def _keyed(self, kind: str, values: list[str]) -> list[str]:
-        """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""
-        encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
-        digests = map(self._digest, encoded)
-        template = f"{_PLACEHOLDER_PREFIX}{kind.upper()}_{{}}]"
-        short = map(bytes.hex, map(operator.itemgetter(slice(0, 3)), digests))
-        return list(map(template.format, short))
-
-    def _capped(self, kind: str, learned: dict[str, str], values: list[str]) -> list[str]:
-        """The stand-in of each of ``values`` when they take the text past :data:`DISTINCT_CAP`:
-        keyed placeholders (learned) for the first new ones up to the cap, as
-        :meth:`_stand_in` would give them one by one, the shared one for the rest."""
-        fresh = [v for v in dict.fromkeys(values) if v not in learned]
-        room = max(DISTINCT_CAP - len(learned), 0)
-        kept, rest = fresh[:room], fresh[room:]
-        decided = dict(learned)
-        for value, stand_in in zip(kept, self._keyed(kind, kept), strict=True):
-            learned[value] = decided[value] = stand_in
-        shared = f"{_PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
-        over = list(map(self._stand_ins.get, zip(repeat(kind), rest), repeat(shared)))
-        self.over_cap += over.count(shared)
-        decided.update(zip(rest, over, strict=True))
-        return list(map(decided.__getitem__, values))
-
-    def _digest(self, data: bytes) -> bytes:
-        """``hmac.digest(key, data, "sha256")``, a third cheaper for many secrets: the
-        keyed state is copied instead of set up again."""
-        if self._mac is None:
-            self._mac = hmac.new(self._key, digestmod="sha256")
-        mac = self._mac.copy()
-        mac.update(data)
-        return mac.digest()
 
     def _learn_from_view(self, view: str, rules: list[Rule]) -> None:
         """Secrets in the URL-decoded text are learned in their encoded forms too."""
@@ -372,6 +191,7 @@ class Redactor:
         return _BASE64_RUN.sub(replace, text)
 
     def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Remember ``pairs`` as known secrets; remembered texts are forgotten when any was new."""
         if self._known.learn(pairs):
             with self._lock:
                 self._memo.clear()  # remembered texts may hold the secrets
@@ -385,7 +205,7 @@ class Redactor:
         done = self._text(text, self._rules)
         with self._lock:
             self._memo[text] = done
-            if len(self._memo) > _MEMO_SIZE:
+            if len(self._memo) > STAND_INS_KEPT:
                 self._memo.popitem(last=False)
         return done
 
@@ -430,7 +250,7 @@ class Redactor:
             redacted = text(value)
             if redacted != value or field is None or not secret_field(field):
                 return redacted
-            if value.startswith(_PLACEHOLDER_PREFIX):
+            if value.startswith(PLACEHOLDER_PREFIX):
                 return value
             stand_in = self.placeholder("secret", value)
             self._learn([(value, stand_in)])

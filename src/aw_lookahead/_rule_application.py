@@ -1,0 +1,267 @@
+"""How a :class:`~aw_lookahead.redact.Redactor` applies its rule table to one text.
+
+The rules run in order over the text; each distinct secret a rule finds is
+decided once (its keyed placeholder, an HMAC of the secret), many at once
+with C-level iteration, and the text is put back together in bulk
+(:mod:`aw_lookahead._bulk_redaction`). One text gets keyed placeholders for
+at most :data:`DISTINCT_CAP` distinct new secrets; past that, one shared
+placeholder. :class:`RuleApplication` is the part of ``Redactor`` that does
+this; the public methods, the memory of message texts and the walk over
+records are in :mod:`aw_lookahead.redact`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import hmac
+import logging
+import operator
+import re
+from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
+
+from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
+from ._secret_rule import Rule, aligned_copies
+from ._seen_secrets import KnownSecrets
+
+__all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
+
+PLACEHOLDER_PREFIX = "[REDACTED_"
+"""How every placeholder starts."""
+DISTINCT_CAP = 1024
+"""The most distinct new secrets one text gets keyed placeholders for (see
+:class:`~aw_lookahead.redact.Redactor`)."""
+STAND_INS_KEPT = 4096
+"""The most placeholders (and message texts, in ``Redactor``) remembered before starting over."""
+_SHARED_SUFFIX = "_many]"
+_SPLICE_ASCII = 1024
+"""Up to this many matches in a large ASCII text, its new lower case is spliced."""
+_log = logging.getLogger("aw_lookahead")
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off meanwhile, on again after when it was on before.
+
+    Threads may overlap: one that found it on turns it on again when it ends, so it
+    is never left off by this (only later, when nobody pauses it, is it collected).
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+class RuleApplication:
+    """Rules applied to one text, with keyed placeholders (the base of ``Redactor``).
+
+    ``key`` keys the placeholders' HMAC. What a subclass must keep up: the
+    secrets learned go through :meth:`_learn` (a subclass that remembers
+    redacted texts forgets them there).
+    """
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._mac: hmac.HMAC | None = None  # the keyed state, copied per secret in bulk
+        self._known = KnownSecrets(PLACEHOLDER_PREFIX)
+        self._stand_ins: dict[tuple[str, str], str] = {}
+        self.over_cap = 0
+        """Secrets given the shared placeholder because their text reached :data:`DISTINCT_CAP`."""
+
+    def placeholder(self, kind: str, secret: str) -> str:
+        """The stand-in for ``secret``: the same input always gives the same text."""
+        done = self._stand_ins.get((kind, secret))
+        if done is None:
+            digest = hmac.digest(self._key, secret.encode("utf-8", "surrogatepass"), "sha256")
+            done = f"{PLACEHOLDER_PREFIX}{kind.upper()}_{digest.hex()[:6]}]"
+            if len(self._stand_ins) >= STAND_INS_KEPT:
+                self._stand_ins.clear()
+            self._stand_ins[(kind, secret)] = done
+        return done
+
+    def _by_rules(self, text: str, rules: list[Rule]) -> str:
+        """``text`` through every rule; the secrets found are learned at the end, at once.
+
+        For a large text the cyclic garbage collector is paused meanwhile: a rule dense
+        with matches makes tens of thousands of match objects, all freed by reference
+        counting, that would set off collections finding nothing (a fifth of the time
+        of 1 MiB of distinct secrets).
+        """
+        if len(text) < BULK_CHARS:
+            return self._through_rules(text, rules)
+        with _collector_paused():
+            return self._through_rules(text, rules)
+
+    def _through_rules(self, text: str, rules: list[Rule]) -> str:
+        lower = text.lower()
+        ascii_only = lower.isascii()
+        hints = self._hint_words(lower, ascii_only, rules)
+        # Lower-casing is then per character, and the new lower case can be spliced too.
+        per_char = ascii_only or (len(lower) == len(text) and "\u03a3" not in text)
+        learned: dict[str, str] = {}
+        over_cap, size = self.over_cap, len(text)
+        aligned = aligned_copies(text) if len(lower) != len(text) else None
+        for rule in rules:
+            if hints is not None and not hints.any(rule.hints, near=rule.near):
+                continue
+            if hints is None and not rule.applies(lower, ascii_only):
+                continue
+            made: set[str] = set()
+            decide = functools.partial(self._stand_in, rule, learned, made)
+            decide_all = functools.partial(self._stand_in_all, rule, learned, made)
+            has = hints.has if hints is not None else None
+            bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
+            new_lower: str | None = None
+            new_narrow: bytes | None = None
+            new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            if new is None:
+                few = bulk is not None and not bulk[1]
+                if bulk is not None and few:
+                    matches = bulk[0]
+                else:
+                    narrow = hints.narrow if hints is not None else None
+                    matches = rule.matches(text, lower, has, narrow, aligned)
+                # ASCII text is lower-cased again faster than it is spliced around many matches.
+                few = len(matches) <= _SPLICE_ASCII or not ascii_only
+                on = lower if per_char and few and len(text) >= BULK_CHARS else None
+                was = hints.narrow_made if hints is not None else None
+                new, new_lower, new_narrow = splice_lowered(
+                    text, on, matches, decide, decide_all, was
+                )
+            if new != text:
+                text, lower = new, new_lower if new_lower is not None else new.lower()
+                hints = hints.after(lower, made, new_narrow) if hints is not None else None
+                aligned = aligned_copies(text) if len(lower) != len(text) else None
+        self._learn(learned.items())
+        if self.over_cap != over_cap:
+            _log.warning(
+                "a text of %d characters held more than %d distinct new secrets: %d more were "
+                "replaced with one shared placeholder and not remembered",
+                size,
+                DISTINCT_CAP,
+                self.over_cap - over_cap,
+            )
+        return text
+
+    @staticmethod
+    def _rewrite(
+        text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+    ) -> str | None:
+        """``text`` with every occurrence of each match text of ``firsts`` replaced by its
+        decision (see :meth:`Rule.bulk`); None when a replacement holds a match text
+        replaced after it (then each match is rewritten where it is instead)."""
+        rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
+        rewrites = [(old, new) for old, new in rewrites if old != new]
+        for i, (_, new) in enumerate(rewrites):
+            if any(later in new for later, _ in rewrites[i + 1 :]):
+                return None
+        for old, new in rewrites:
+            text = text.replace(old, new)
+        return text
+
+    @staticmethod
+    def _hint_words(lower: str, ascii_only: bool, rules: list[Rule]) -> HintWords | None:
+        """For a large text, its hint words looked up once each; None for a small one."""
+        if len(lower) < BULK_CHARS:
+            return None
+        vocabulary = frozenset(h for rule in rules for h in rule.hints)
+        return HintWords(lower, ascii_only, vocabulary)
+
+    def _stand_in(
+        self, rule: Rule, learned: dict[str, str], made: set[str], text: str, m: re.Match[str]
+    ) -> str:
+        """What replaces match ``m`` of ``rule``: its value as a placeholder, or ``m`` unchanged
+        when the value is not taken. The secret goes to ``learned``, the placeholder to ``made``."""
+        at, end = m.span()
+        start, stop = rule.value_span(m)
+        value = text[start:stop]
+        if value.startswith(PLACEHOLDER_PREFIX) or (rule.accept and not rule.accept(value)):
+            return text[at:end]
+        kind = rule.label or rule.kind
+        if len(learned) >= DISTINCT_CAP and value not in learned:
+            stand_in = self._over_cap(kind, value)
+        else:
+            stand_in = self.placeholder(kind, value)
+            learned.setdefault(value, stand_in)
+        made.add(stand_in)
+        return text[at:start] + stand_in + text[stop:end]
+
+    def _over_cap(self, kind: str, value: str) -> str:
+        """The stand-in for a secret past :data:`DISTINCT_CAP`: its placeholder when one was
+        made before, else the shared one (counted in ``over_cap``)."""
+        done = self._stand_ins.get((kind, value))
+        if done is not None:
+            return done
+        self.over_cap += 1
+        return f"{PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
+
+    def _stand_in_all(
+        self,
+        rule: Rule,
+        learned: dict[str, str],
+        made: set[str],
+        text: str,
+        matches: list[re.Match[str]],
+    ) -> list[str]:
+        """:meth:`_stand_in` of each of ``matches`` (distinct), for many at once: the
+        placeholders are made with C-level iteration instead of one Python call each."""
+        spans = list(map(rule.value_span, matches))
+        starts = list(map(operator.itemgetter(0), spans))
+        stops = list(map(operator.itemgetter(1), spans))
+        values = list(map(text.__getitem__, map(slice, starts, stops)))
+        prefixed = map(operator.methodcaller("startswith", PLACEHOLDER_PREFIX), values)
+        if rule.accept is not None or any(prefixed):
+            return [self._stand_in(rule, learned, made, text, m) for m in matches]
+        kind = rule.label or rule.kind
+        if len(learned) + len(values) > DISTINCT_CAP:
+            stand_ins = self._capped(kind, learned, values)
+        else:
+            stand_ins = self._keyed(kind, values)
+            for value, stand_in in zip(values, stand_ins, strict=True):
+                learned.setdefault(value, stand_in)
+        made.update(stand_ins)
+        before = map(text.__getitem__, map(slice, map(re.Match.start, matches), starts))
+        after = map(text.__getitem__, map(slice, stops, map(re.Match.end, matches)))
+        return list(map(operator.add, map(operator.add, before, stand_ins), after))
+
+    def _keyed(self, kind: str, values: list[str]) -> list[str]:
+        """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""
+        encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
+        digests = map(self._digest, encoded)
+        template = f"{PLACEHOLDER_PREFIX}{kind.upper()}_{{}}]"
+        short = map(bytes.hex, map(operator.itemgetter(slice(0, 3)), digests))
+        return list(map(template.format, short))
+
+    def _capped(self, kind: str, learned: dict[str, str], values: list[str]) -> list[str]:
+        """The stand-in of each of ``values`` when they take the text past :data:`DISTINCT_CAP`:
+        keyed placeholders (learned) for the first new ones up to the cap, as
+        :meth:`_stand_in` would give them one by one, the shared one for the rest."""
+        fresh = [v for v in dict.fromkeys(values) if v not in learned]
+        room = max(DISTINCT_CAP - len(learned), 0)
+        kept, rest = fresh[:room], fresh[room:]
+        decided = dict(learned)
+        for value, stand_in in zip(kept, self._keyed(kind, kept), strict=True):
+            learned[value] = decided[value] = stand_in
+        shared = f"{PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
+        over = list(map(self._stand_ins.get, zip(repeat(kind), rest), repeat(shared)))
+        self.over_cap += over.count(shared)
+        decided.update(zip(rest, over, strict=True))
+        return list(map(decided.__getitem__, values))
+
+    def _digest(self, data: bytes) -> bytes:
+        """``hmac.digest(key, data, "sha256")``, a third cheaper for many secrets: the
+        keyed state is copied instead of set up again."""
+        if self._mac is None:
+            self._mac = hmac.new(self._key, digestmod="sha256")
+        mac = self._mac.copy()
+        mac.update(data)
+        return mac.digest()
+
+    def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Remember ``pairs`` (secret, placeholder) as known secrets."""
+        self._known.learn(pairs)

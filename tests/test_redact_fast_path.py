@@ -1,0 +1,199 @@
+"""The fast paths of redaction give what each rule's pattern alone gives.
+
+A large text is redacted through shortcuts (hint words looked up once, anchors
+where matches start, word branches, runs of one class, bulk reading of dense
+matches, known secrets found one by one). The reference here is the slow way:
+every rule runs its whole pattern over the whole text, with nothing but its
+value check, its word-start check and its context words (which decide what is
+a secret, not only where to look). Texts are seeded random mixes of planted
+secrets (the corpus), this repository's own files, placeholders and
+characters that lower-case or case-fold in unusual ways.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
+from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
+from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
+from aw_lookahead.redact import Redactor
+from secret_corpus_support import corpus
+
+_ROOT = Path(__file__).resolve().parent.parent
+# Written as escapes: this file is part of the bench's real text (bench/redact.py), where a
+# capital dotted I (which lower-cases to two characters) would change what the row measures.
+_ODD = [
+    "\u00e9", "\u5bc6", "\u017f", "\u212a", "\u0130", "\u03a3", "\u03c2", "\u0131",
+    "\u00a0", "\u3000", "\uff1a", "\u01c5", "\u00df", "?",
+]  # fmt: skip
+_WORDS = [
+    "password", "PASSWORD", "Secret", "token", "api_key", "sk-", "sk_live_", "rk_test_",
+    "ya29.", "GOCSPX-", "?sig=", "&sig=", "sig=", "Bearer ", "authorization: ", "cookie: ",
+    "AKIA", "aws ", "ghp_", "glpat-", "xoxb-", "hf_", "npm_", "dapi", "shpat_", "eyJ", "://u:",
+    "@", "=", ": ", " ", "\n", "\\n", '"', "'", "[REDACTED_SECRET_0a1b2c]", "[", "]", "--",
+    "mysql -p", "sshpass -p ", "curl -b ", "machine h login u password ", "-u ", "_KEY=",
+    "AccountKey=", "пароль: ", "密码=",
+]  # fmt: skip
+
+
+def _alone(rule: Rule) -> Rule:
+    """``rule`` with only what decides its matches: its pattern, value check and word-start
+    check, and its hint words only where they are context (``near``). No anchors, word
+    branches, runs of one class or bulk reading."""
+    plain = Rule(
+        rule.kind,
+        rule.regex,
+        rule.accept,
+        rule.label,
+        hints=rule.hints if rule.near else (),
+        near=rule.near,
+        word_start=rule.word_start,
+    )
+    object.__setattr__(plain, "runs", None)
+    object.__setattr__(plain, "bare", ())
+    return plain
+
+
+def _repository_text() -> str:
+    paths = sorted(_ROOT.glob("src/aw_lookahead/**/*.py")) + sorted(_ROOT.glob("docs/*.md"))
+    return "".join(p.read_text(encoding="utf-8") for p in paths)
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    """Large texts (past ``BULK_CHARS``): planted secrets, repository text, placeholders,
+    odd characters and hint words, mixed at random."""
+    rng = random.Random(seed)
+    real = _repository_text()
+    texts = []
+    for i in range(count):
+        lines = [line for _, line, _ in corpus()]
+        parts: list[str] = []
+        while sum(map(len, parts)) < BULK_CHARS + rng.randrange(8000):
+            kind = rng.random()
+            if kind < 0.3:
+                parts.append(rng.choice(lines) + rng.choice(["\n", " ", ""]))
+            elif kind < 0.5:
+                at = rng.randrange(len(real) - 2000)
+                parts.append(real[at : at + rng.randrange(50, 2000)])
+            elif kind < 0.8:
+                parts.append(rng.choice(_WORDS))
+            else:
+                pool = _ODD if i % 2 else "abcXYZ019_-./+="
+                parts.append("".join(rng.choice(pool) for _ in range(rng.randrange(1, 50))))
+        texts.append("".join(parts))
+    return texts
+
+
+def _reference_matches(rule: Rule, text: str) -> list[tuple[int, int]]:
+    found = rule.regex.finditer(text)
+    return [m.span() for m in found if not rule.word_start or starts_word(text, m.start())]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_rule_finds_in_a_large_text_what_its_pattern_finds(seed: int) -> None:
+    rules = builtin_rules()
+    vocabulary = frozenset(h for rule in rules for h in rule.hints)
+    for text in _texts(seed, 12):
+        lower = text.lower()
+        hints = HintWords(lower, lower.isascii(), vocabulary)
+        for rule in rules:
+            want = _reference_matches(rule, text)
+            if not rule.near and not hints.any(rule.hints, near=False):
+                assert want == [], (rule.kind, "skipped by its hints")
+                continue
+            got = rule.matches(text, lower, hints.has, hints.narrow)
+            assert [m.span() for m in got] == want, rule.kind
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_large_texts_are_redacted_as_by_each_rule_alone(seed: int) -> None:
+    key = b"fast-path-key-16"
+    texts = _texts(seed, 8)
+    texts.append(texts[0] * 3)  # a text that repeats: known secrets met again, bulk reading
+    for text in texts:
+        fast = Redactor(key=key)
+        slow = Redactor(key=key)
+        slow._rules = [_alone(rule) for rule in slow._rules]
+        assert fast.text(text) == slow.text(text)
+        assert fast._known.learned_since(0) == slow._known.learned_since(0)
+
+
+def test_a_hint_counts_outside_placeholders_as_where_it_occurs() -> None:
+    """A hint outside placeholders is told from its occurrences; what that tells is
+    what the text without placeholders tells, but for words made by joining text
+    across a removed placeholder (which no pattern can match: they are not in the text)."""
+    rng = random.Random(7)
+    vocabulary = frozenset({"secret", "token", "key", "pass"})
+    pieces = ["secret", "token", "ke", "y", "pa", "ss", "x" * 40, " ", "[", "]", "é"]
+    pieces += ["[REDACTED_SECRET_0a1b2c]", "[REDACTED_TOKEN_many]", "[REDACTED_KEY]"]
+    checked = 0
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 400)))
+        lower = text.lower()
+        inside = [m.span() for m in re.finditer(r"\[redacted_[a-z0-9_]+\]", lower)]
+        hints = HintWords(lower, lower.isascii(), vocabulary)
+        for hint in sorted(vocabulary):
+            where = [m.start() for m in re.finditer(f"(?={hint})", lower)]
+            outside = any(not any(a < at < b for a, b in inside) for at in where)
+            stripped = re.sub(r"\[redacted_[a-z0-9_]+\]", "", lower)
+            found = hints.any((hint,), near=False)
+            assert found or not outside, (hint, text)  # an occurrence outside is never missed
+            assert not found or hint in stripped, (hint, text)  # nor one made up
+            checked += found != (hint in stripped)
+    assert checked  # words joined across a removed placeholder came up, and did not count
+
+
+def test_every_anchor_starts_with_one_of_its_roots() -> None:
+    for rule in builtin_rules():
+        if rule.anchored:
+            words = rule.anchors or rule.hints
+            assert all(any(w.startswith(r) for r in rule.roots) for w in words), rule.kind
+            assert len(rule.roots) <= len(words)
+
+
+def test_case_insensitive_matching_takes_no_other_character_for_an_anchor_character() -> None:
+    """Where an anchored pattern matches, :func:`aligned_lower` holds the anchor, but for
+    the characters of ``_CASE_APART``: case-insensitive matching takes a character ``c``
+    for an anchor's character ``x`` only when ``c`` lower-cases to ``x`` (the capital
+    dotted I: to ``i`` there), and only the capital dotted I lower-cases to two."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]
+    anchored = [rule for rule in builtin_rules() if rule.anchored]
+    chars = {c for rule in anchored for word in rule.anchors or rule.hints for c in word}
+    apart = set()
+    for x in sorted(chars):
+        for c in re.findall("(?i)" + re.escape(x), every):
+            if ("i" if c == "\u0130" else c.lower()) != x:
+                apart.add(c)
+    assert apart <= _CASE_APART
+
+
+def test_a_capital_dotted_i_does_not_change_what_anchored_rules_find() -> None:
+    rng = random.Random(8)
+    words = [w for w in _WORDS if w.isascii()] + ["CREDENT\u0130AL=abc123", "\u0130", "\u0130"]
+    words += ["SECRET_KEY=xyz987", "ToKeN: qwerty123", "Author\u0130zation: Bearer abcdefghijkl"]
+    rules = builtin_rules()
+    key = b"dotted-i-key-16b"
+    for size in (300, 6000, 6000, 20000):
+        for _ in range(4):
+            lines = [line for _, line, _ in corpus()]
+            parts = [rng.choice(words + lines) for _ in range(size // 12)]
+            text = "".join(parts)
+            if "\u0130" not in text:
+                text += "\u0130"
+            if any(c in text for c in _CASE_APART):
+                continue
+            lower = text.lower()
+            assert len(lower) != len(text)
+            assert aligned_lower(text) is not None
+            for rule in rules:
+                want = _reference_matches(rule, text)
+                assert [m.span() for m in rule.matches(text, lower)] == want, rule.kind
+            slow = Redactor(key=key)
+            slow._rules = [_alone(rule) for rule in slow._rules]
+            assert Redactor(key=key).text(text) == slow.text(text)
