@@ -122,7 +122,9 @@ async def test_pasted_mcp_entry_simulates_with_the_served_model(vllm_server: Any
     spec = json.loads(path.read_text())["mcpServers"]["aw-lookahead"]
     params = StdioServerParameters(
         command=spec["command"],
-        args=[*spec["args"], "--max-tokens", "48"],
+        # the pasted model name is what is under test, not the machine's speed: a busy
+        # machine may need more than the default 60 s for one prediction
+        args=[*spec["args"], "--max-tokens", "48", "--timeout", "280"],
         env=pasted_env(spec, vllm_server.base_url),
     )
     async with Client(params, mode="legacy", read_timeout_seconds=300) as client:
