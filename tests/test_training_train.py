@@ -71,7 +71,7 @@ def model_and_tokenizer(embedded_model_path: Path) -> tuple[Any, Any]:
 
 def test_masked_turns_contribute_zero_loss(model_and_tokenizer: tuple[Any, Any]) -> None:
     torch = pytest.importorskip("torch")
-    from aw_lookahead.training.trainer import _collate
+    from aw_lookahead.training.batches import collate
 
     model, tok = model_and_tokenizer
     traj = Trajectory(
@@ -97,7 +97,7 @@ def test_masked_turns_contribute_zero_loss(model_and_tokenizer: tuple[Any, Any])
     other = tok(" zebra", add_special_tokens=False)["input_ids"][0]
 
     def loss(ids: list[int], labels: list[int]) -> float:
-        batch = _collate(torch, [type(enc)("x", ids, labels)], 0, "cpu")
+        batch = collate(torch, [type(enc)("x", ids, labels)], 0, "cpu")
         with torch.no_grad():
             return float(model(**batch).loss)
 

@@ -37,16 +37,11 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
 from . import _artifacts as art
-from .batches import batch_order
-from .batches import collate as _collate
-from .batches import label_loss as _label_loss
-from .batches import predicted_labels as _predicted_labels
+from .batches import batch_order, collate, label_loss, predicted_labels
 from .config import TrainConfig, train_prompts
 from .data import DataReport, EncodedSample
 from .dataset_cache import load_or_prepare
-from .model_setup import build_model as _build_model
-from .model_setup import mixed_precision as _mixed_precision
-from .model_setup import trainable_only as _trainable_only
+from .model_setup import build_model, mixed_precision, trainable_only
 
 __all__ = ["TrainResult", "batch_order", "train"]
 
@@ -95,7 +90,7 @@ def train(cfg: TrainConfig) -> TrainResult:
         )
     if cfg.threads is not None:
         torch.set_num_threads(cfg.threads)
-    mixed = _mixed_precision(torch, cfg.precision)
+    mixed = mixed_precision(torch, cfg.precision)
     # this loop has no accelerate dataloader: sync on the micro-batch count alone, whatever
     # dataloader another trainer in this process (GRPO through TRL) left registered
     plugin = accelerate.utils.GradientAccumulationPlugin(
@@ -142,14 +137,14 @@ def train(cfg: TrainConfig) -> TrainResult:
             f"(--keep CLASS=RATIO), --max-len, or add data.\n{report.summary()}"
         )
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    label_counts = [_predicted_labels(s) for s in samples]
+    label_counts = [predicted_labels(s) for s in samples]
 
     world = acc.num_processes
     global_batch = cfg.batch_size * world
     micro_per_epoch = math.ceil(len(samples) / global_batch)
     total_steps = cfg.max_steps or max(1, math.ceil(micro_per_epoch * cfg.epochs / cfg.grad_accum))
 
-    model = _build_model(cfg, torch, mixed)
+    model = build_model(cfg, torch, mixed)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
     scheduler = transformers.get_scheduler(
@@ -160,7 +155,7 @@ def train(cfg: TrainConfig) -> TrainResult:
     )
     model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
     if cfg.method == "lora":
-        acc.register_save_state_pre_hook(_trainable_only(acc.unwrap_model(model)))
+        acc.register_save_state_pre_hook(trainable_only(acc.unwrap_model(model)))
 
     cfg.out.mkdir(parents=True, exist_ok=True)
     start, losses, tokens_before, labels_before = 0, [], 0, 0
@@ -216,10 +211,10 @@ def train(cfg: TrainConfig) -> TrainResult:
                 mine = [
                     samples[i] for i in order[rank * cfg.batch_size : (rank + 1) * cfg.batch_size]
                 ]
-                batch = _collate(torch, mine, pad_id, acc.device)
+                batch = collate(torch, mine, pad_id, acc.device)
                 tokens += int(batch["attention_mask"].sum()) * world
                 with acc.accumulate(model):
-                    ce = _label_loss(torch, model, batch, cfg.logits)
+                    ce = label_loss(torch, model, batch, cfg.logits)
                     acc.backward(ce * scale)
                     if acc.sync_gradients and cfg.max_grad_norm > 0:
                         acc.clip_grad_norm_(params, cfg.max_grad_norm)
