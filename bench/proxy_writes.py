@@ -34,9 +34,10 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from aw_lookahead.datagen.mcp.servers import npm_mcp_server
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from mcp_support import npm_mcp_server  # noqa: E402
+NODE_PREFIX = ROOT / ".cache" / "node"  # where the tests install the npm servers
 
 FILES = {
     "notes.txt": "meeting at 10\nbring the slides\n",
@@ -100,7 +101,7 @@ def _workspace() -> Path:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    server = npm_mcp_server("@modelcontextprotocol/server-filesystem")
+    server = npm_mcp_server("@modelcontextprotocol/server-filesystem", NODE_PREFIX)
     root = _workspace()
     env = dict(os.environ)
     env["AW_LOOKAHEAD_BASE_URL"] = args.base_url
@@ -134,7 +135,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             "tool": tool,
                             "path": rel,
                             "forwarded": forwarded,
-                            "is_error": bool(result.isError),
+                            "is_error": bool(result.is_error),
                             "unchecked": "WITHOUT a lookahead check" in body,
                             "seconds": round(seconds, 2),
                             "result": body[:240],

@@ -17,6 +17,7 @@ from aw_lookahead.lookahead.calibration import (
     Calibration,
     embedded_calibration_path,
     find_calibration,
+    fit_domains,
     fit_threshold,
     load_calibration,
     reliability_bins,
@@ -219,6 +220,55 @@ def test_fit_threshold_meets_the_budget_with_the_most_catches() -> None:
         fit_threshold([0.5], [True], budget=0.1)
     bins = reliability_bins(scores, failed)
     assert sum(b.count for b in bins) == len(scores)
+
+
+def test_the_budget_is_a_ceiling_not_a_target() -> None:
+    """One more failure caught (2% of 50) is not worth 4 good actions blocked (4% of 100)."""
+    failed = [True] * 50 + [False] * 100
+    scores = [0.9] * 25 + [0.6] + [0.1] * 24 + [0.6] * 4 + [0.1] * 96
+    threshold, curve = fit_threshold(scores, failed, budget=0.05)
+    assert threshold == 0.9
+    edge = next(p for p in curve if p.threshold == 0.6)
+    assert (edge.catch_rate, edge.false_veto_rate) == (0.52, 0.04), "0.6 is within the budget"
+
+
+def test_each_domain_with_enough_actions_gets_its_own_fit() -> None:
+    # terminal: informative (failures score high); mcp: scores unrelated to the outcome
+    terminal = [(0.9, True)] * 6 + [(0.1, True)] * 2 + [(0.1, False)] * 24 + [(0.9, False)]
+    mcp = [(0.9, True)] + [(0.1, True)] * 4 + [(0.9, False)] * 2 + [(0.1, False)] * 20
+    few = [(0.9, True)] * 4 + [(0.1, False)] * 40  # too few failing actions for a fit
+    rows = [(*r, "terminal") for r in terminal] + [(*r, "mcp") for r in mcp]
+    rows += [(*r, "web") for r in few]
+    scores, failed, domains = (list(x) for x in zip(*rows, strict=True))
+    fits = fit_domains(scores, failed, domains, budget=0.05)
+    assert set(fits) == {"terminal", "mcp"}
+    assert fits["terminal"].threshold == 0.9
+    assert (fits["terminal"].catch_rate, fits["terminal"].failing) == (0.75, 8)
+    assert fits["terminal"].threshold == fit_threshold(scores[:33], failed[:33], 0.05)[0]
+    assert fits["mcp"].threshold is None, "no threshold vetoes <= 5% of good mcp actions"
+    overall, _ = fit_threshold(scores, failed, budget=0.05)
+    assert overall == 0.9, "over all actions a threshold fits; mcp alone has none"
+
+
+async def test_the_engine_judges_an_action_by_its_domains_threshold(tmp_path: Path) -> None:
+    wm = FunctionWorldModel(lambda t, a: "Error: No such file or directory", model_id="fn-model")
+    path = _file(tmp_path, "fn-model")
+    cal = load_calibration(path)
+    mcp_fit = {"threshold": None, "catch_rate": 0.0, "false_veto_rate": 0.0, "failing": 5,
+               "good": 20, "curve": [p.model_dump() for p in cal.curve[-1:]]}  # fmt: skip
+    data = json.loads(path.read_text()) | {"domains": {"mcp": mcp_fit}}
+    path.write_text(json.dumps(data))
+    lk = Lookahead(wm, judges=[RuleJudge()], calibration=path)
+    [term] = await lk.gate(TRAJ, ["cat x"])
+    assert (term.kind, term.threshold) == (DecisionKind.VETO, 0.5)
+    note = {"name": "append_note", "inputSchema": {}, "annotations": {"destructiveHint": False}}
+    mcp = Trajectory(domain="mcp", task="read the notes", tools=[note])
+    [tool] = await lk.gate(mcp, [{"name": "append_note", "arguments": {"text": "x"}}])
+    assert (tool.kind, tool.threshold, tool.uncertain) == (DecisionKind.EXECUTE, None, True)
+    assert lk.veto_threshold.value_for("mcp") is None
+    assert lk.veto_threshold.value_for("terminal") == lk.veto_threshold.value == 0.5
+    budget = Lookahead(wm, judges=[RuleJudge()], calibration=path, false_veto_budget=0.5)
+    assert budget.veto_threshold.domains == {"mcp": 1.0}, "a budget reads each domain's curve"
 
 
 def _file(tmp_path: Path, model: str, threshold: float | None = 0.5) -> Path:

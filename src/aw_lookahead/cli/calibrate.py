@@ -167,19 +167,29 @@ def calibrate_main(args: argparse.Namespace) -> int:
         "skipped": calibration.skipped,
         "destructive": calibration.destructive,
         "files": {k: str(v) for k, v in written.items()},
+        "domains": {
+            name: fit.model_dump(exclude={"curve"}) for name, fit in calibration.domains.items()
+        },
     }
     if args.json:
         print(json.dumps(summary))
-    else:
-        chosen = (
-            "none (no threshold meets the budget: predictions never veto)"
-            if calibration.threshold is None
-            else f"{calibration.threshold:.2f}"
-        )
+        return 0
+    print(
+        f"{calibration.model}: threshold {_chosen(calibration.threshold)} for a false-veto "
+        f"budget of {calibration.budget:g}: catches {calibration.catch_rate:.0%} of "
+        f"{calibration.failing} failing actions, vetoes {calibration.false_veto_rate:.0%} "
+        f"of {calibration.good} good ones; wrote {out}"
+    )
+    for name, fit in calibration.domains.items():
         print(
-            f"{calibration.model}: threshold {chosen} for a false-veto budget of "
-            f"{calibration.budget:g}: catches {calibration.catch_rate:.0%} of "
-            f"{calibration.failing} failing actions, vetoes {calibration.false_veto_rate:.0%} "
-            f"of {calibration.good} good ones; wrote {out}"
+            f"  {name} actions alone: threshold {_chosen(fit.threshold)}: catches "
+            f"{fit.catch_rate:.0%} of {fit.failing} failing, vetoes {fit.false_veto_rate:.0%} "
+            f"of {fit.good} good (the gate uses it for {name} actions)"
         )
     return 0
+
+
+def _chosen(threshold: float | None) -> str:
+    if threshold is None:
+        return "none (no threshold meets the budget: predictions never veto)"
+    return f"{threshold:.2f}"

@@ -3,7 +3,8 @@
 ``aw-lookahead eval calibrate`` runs the engine (:class:`~aw_lookahead.lookahead.Lookahead`,
 the same ``p_failure`` the gate computes) on held-out actions whose real
 outcome is known, and fits the veto threshold for a false-veto budget
-(:func:`~aw_lookahead.lookahead.calibration.fit_threshold`).
+(:func:`~aw_lookahead.lookahead.calibration.fit_threshold`), over all actions and
+for each domain with enough of them on its own.
 
 Samples: every turn of the given trajectories (our JSONL schema, e.g. a
 ``validation.jsonl`` split) is one action: the history is the turns before
@@ -31,7 +32,12 @@ from typing import Any
 
 from aw_lookahead.errors import RunError
 from aw_lookahead.lookahead import Lookahead, Outcome, RiskRouter, RuleJudge
-from aw_lookahead.lookahead.calibration import Calibration, fit_threshold, reliability_bins
+from aw_lookahead.lookahead.calibration import (
+    Calibration,
+    fit_domains,
+    fit_threshold,
+    reliability_bins,
+)
 from aw_lookahead.lookahead.judges import Judge, combine_verdicts
 from aw_lookahead.lookahead.safety import action_hazard
 from aw_lookahead.trajectory import Action, Trajectory, read_trajectories
@@ -121,6 +127,7 @@ async def calibrate(
         failed = await _truth(judges, sample)
         rows[i] = {
             "id": sample.id,
+            "domain": sample.history.domain.value,
             "failed": failed,
             "p_failure": decision.p_failure,
             "predictions": decision.predictions,
@@ -169,6 +176,7 @@ async def calibrate(
         skipped=skipped,
         destructive=destructive,
         curve=curve,
+        domains=fit_domains(scores, failed, [str(r["domain"]) for r in kept], budget),
         reliability=reliability_bins(scores, failed),
         data=list(data),
         created=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

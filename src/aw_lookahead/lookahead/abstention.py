@@ -113,18 +113,21 @@ class Abstention:
                         await resolve()
         return self.current()
 
-    def threshold_for(self, veto: VetoThreshold, simulated: Simulated) -> float | None:
-        """The veto threshold for one action: the calibrated one only when the world model
-        gave what it was fit on (samples, token log-probabilities)."""
+    def threshold_for(
+        self, veto: VetoThreshold, simulated: Simulated, domain: str | None = None
+    ) -> float | None:
+        """The veto threshold for one action of ``domain``: the calibrated one (its domain's
+        where it was fit alone) only when the world model gave what it was fit on (samples,
+        token log-probabilities)."""
         fit, pred = veto.calibration, simulated.prediction
         if fit is None or pred is None:
-            return veto.value
+            return veto.value_for(domain)
         wanted = fit.request()
         missing = (wanted.n > 1 and not pred.samples) or (
             wanted.logprobs and "token_logprobs" not in pred.metadata
         )
         if not missing and not fit.stale:
-            return veto.value
+            return veto.value_for(domain)
         if fit.stale and not self._sampling_warned:
             self._sampling_warned = True
             logger.warning(

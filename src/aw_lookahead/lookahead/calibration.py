@@ -23,6 +23,14 @@ Where the engine's threshold comes from (first that applies,
    action that is the engine's rule without calibration; with several it
    lets a doubtful model run the action, never block it.
 
+A model can be informative in one domain and not in another (the embedded
+model's terminal predictions catch failures; its MCP ones, on held-out
+servers, do not). So a calibration also holds one fit per domain of its data
+(:class:`DomainFit`, where the domain had at least :data:`DOMAIN_MIN_FAILING`
+failing and :data:`DOMAIN_MIN_GOOD` good actions), and an action is judged by
+its trajectory's domain's threshold, by the overall one where its domain has
+no fit (:meth:`VetoThreshold.value_for`).
+
 A calibration holds only for the sampling it was fit with (predictions per
 action, temperature, seed): when one applies, the engine asks the world model
 for that sampling (:class:`~aw_lookahead.worldmodel.base.Sampling`); a world
@@ -36,8 +44,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,15 +54,31 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.worldmodel.base import Sampling
 
+from ._calibration_fit import (
+    DOMAIN_MIN_FAILING,
+    DOMAIN_MIN_GOOD,
+    CurvePoint,
+    DomainFit,
+    ReliabilityBin,
+    best_threshold,
+    fit_domains,
+    fit_threshold,
+    reliability_bins,
+)
+
 __all__ = [
     "CALIBRATION_ENV",
     "DEFAULT_THRESHOLD",
+    "DOMAIN_MIN_FAILING",
+    "DOMAIN_MIN_GOOD",
     "Calibration",
     "CurvePoint",
+    "DomainFit",
     "ReliabilityBin",
     "VetoThreshold",
     "embedded_calibration_path",
     "find_calibration",
+    "fit_domains",
     "fit_threshold",
     "load_calibration",
     "reliability_bins",
@@ -67,28 +91,6 @@ CALIBRATION_ENV = "AW_LOOKAHEAD_CALIBRATION"
 FILE_VERSION = 2
 
 
-class CurvePoint(BaseModel):
-    """Vetoing every action with ``p_failure >= threshold``: what it catches and costs."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    threshold: float
-    catch_rate: float
-    false_veto_rate: float
-
-
-class ReliabilityBin(BaseModel):
-    """Actions whose ``p_failure`` fell in ``[low, high)``: how many, and how many failed."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    low: float
-    high: float
-    count: int
-    mean_p_failure: float
-    failure_rate: float
-
-
 class Calibration(BaseModel):
     """A model's calibration file (``aw-lookahead eval calibrate`` writes it).
 
@@ -98,7 +100,8 @@ class Calibration(BaseModel):
     holds every level; ``predictions_per_action``, ``estimator`` (how
     ``p_failure`` was read: the share of ``samples``, token ``logprobs``, or a
     ``single`` prediction's verdict) and ``temperature`` are the sampling it
-    applies to.
+    applies to. ``domains`` holds the fit per domain (see the module docstring);
+    ``threshold`` and ``curve`` are the fit on all actions.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -119,6 +122,7 @@ class Calibration(BaseModel):
     skipped: int = 0  # actions the world model could not check (left out of the fit)
     destructive: int = 0  # destructive actions in the data, left to the fail-safe rule
     curve: list[CurvePoint]
+    domains: dict[str, DomainFit] = Field(default_factory=dict)
     reliability: list[ReliabilityBin] = Field(default_factory=list)
     data: list[str] = Field(default_factory=list)
     created: str = ""
@@ -132,7 +136,14 @@ class Calibration(BaseModel):
 
     def threshold_for(self, budget: float) -> float | None:
         """The threshold on the curve for ``budget`` (see :func:`fit_threshold`)."""
-        return _best(self.curve, budget)
+        return best_threshold(self.curve, budget)
+
+    def domain_thresholds(self, budget: float | None = None) -> dict[str, float | None]:
+        """Each fitted domain's threshold: as fit, or read off its curve for ``budget``."""
+        return {
+            name: fit.threshold if budget is None else best_threshold(fit.curve, budget)
+            for name, fit in self.domains.items()
+        }
 
     def request(self) -> Sampling:
         """The sampling it was fit with, as the engine asks the world model for it."""
@@ -143,71 +154,6 @@ class Calibration(BaseModel):
             seed=seed if isinstance(seed, int) else None,
             logprobs=self.estimator == "logprobs",
         )
-
-
-def fit_threshold(
-    scores: Sequence[float], failed: Sequence[bool], budget: float
-) -> tuple[float | None, list[CurvePoint]]:
-    """The threshold for ``budget`` and the whole curve, from held-out ``p_failure`` scores.
-
-    An action is vetoed at threshold ``t`` when its score is ``>= t``; every
-    positive score level is a candidate. The chosen one catches the most
-    failures among those whose false-veto rate (good actions vetoed / good
-    actions) is at most ``budget`` (ties: fewer false vetoes, then the higher
-    threshold); ``None`` when none is within the budget or none catches a
-    failure.
-    """
-    if len(scores) != len(failed):
-        raise ValueError("scores and labels differ in length")
-    n_fail = sum(1 for f in failed if f)
-    n_good = len(failed) - n_fail
-    if not n_fail or not n_good:
-        raise ConfigError(
-            f"calibration needs both failing and good actions; got {n_fail} failing and "
-            f"{n_good} good: use more or other validation data"
-        )
-    curve: list[CurvePoint] = []
-    for t in sorted({s for s in scores if s > 0}):
-        caught = sum(1 for s, f in zip(scores, failed, strict=True) if f and s >= t)
-        blocked = sum(1 for s, f in zip(scores, failed, strict=True) if not f and s >= t)
-        curve.append(
-            CurvePoint(threshold=t, catch_rate=caught / n_fail, false_veto_rate=blocked / n_good)
-        )
-    return _best(curve, budget), curve
-
-
-def _best(curve: Sequence[CurvePoint], budget: float) -> float | None:
-    """The point within ``budget`` that catches most (then vetoes fewest good actions); ``None``
-    when none is within it or none catches anything (vetoing only good actions helps no one)."""
-    fitting = [p for p in curve if p.false_veto_rate <= budget + 1e-12 and p.catch_rate > 0]
-    if not fitting:
-        return None
-    return max(fitting, key=lambda p: (p.catch_rate, -p.false_veto_rate, p.threshold)).threshold
-
-
-def reliability_bins(
-    scores: Sequence[float], failed: Sequence[bool], bins: int = 5
-) -> list[ReliabilityBin]:
-    """Reliability diagram data: per ``p_failure`` bin, the observed failure rate."""
-    out: list[ReliabilityBin] = []
-    for b in range(bins):
-        low, high = b / bins, (b + 1) / bins
-        members = [
-            (s, f)
-            for s, f in zip(scores, failed, strict=True)
-            if low <= s < high or (b == bins - 1 and s == 1.0)
-        ]
-        if members:
-            out.append(
-                ReliabilityBin(
-                    low=low,
-                    high=high,
-                    count=len(members),
-                    mean_p_failure=sum(s for s, _ in members) / len(members),
-                    failure_rate=sum(1 for _, f in members if f) / len(members),
-                )
-            )
-    return out
 
 
 def load_calibration(path: str | os.PathLike[str]) -> Calibration:
@@ -298,12 +244,19 @@ def _serves_raw_base(served_root: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class VetoThreshold:
-    """The engine's threshold (``None``: predictions never veto), where it came from, and
-    the calibration behind it."""
+    """The engine's threshold (``None``: predictions never veto), where it came from, the
+    calibration behind it, and the thresholds of the domains it fit on their own."""
 
     value: float | None
     source: str  # "threshold", "budget", "calibration" or "default"
     calibration: Calibration | None = None
+    domains: Mapping[str, float | None] = field(default_factory=dict)
+
+    def value_for(self, domain: str | None) -> float | None:
+        """The threshold for an action of ``domain``: its own fit's, else :attr:`value`."""
+        if domain is not None and domain in self.domains:
+            return self.domains[domain]
+        return self.value
 
 
 def resolve_threshold(
@@ -337,7 +290,9 @@ def resolve_threshold(
                 "and there is none: run `aw-lookahead eval calibrate --data VALIDATION "
                 f"--budget {budget:g}` for it, or pass threshold=... instead"
             )
-        return VetoThreshold(found.threshold_for(budget), "budget", found)
+        return VetoThreshold(
+            found.threshold_for(budget), "budget", found, found.domain_thresholds(budget)
+        )
     if found is not None:
-        return VetoThreshold(found.threshold, "calibration", found)
+        return VetoThreshold(found.threshold, "calibration", found, found.domain_thresholds())
     return VetoThreshold(DEFAULT_THRESHOLD, "default")
