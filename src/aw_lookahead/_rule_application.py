@@ -20,11 +20,12 @@ import logging
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from itertools import repeat
+from itertools import filterfalse, islice, repeat
 
-from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
+from ._bulk_redaction import _DECIDE_ALL, BULK_CHARS, HintWords, splice_lowered
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
+from ._value_splice import splice_values, split_values, values_of
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
 
@@ -36,6 +37,7 @@ DISTINCT_CAP = 1024
 STAND_INS_KEPT = 4096
 """The most placeholders (and message texts, in ``Redactor``) remembered before starting over."""
 _SHARED_SUFFIX = "_many]"
+_IS_PLACEHOLDER = operator.methodcaller("startswith", PLACEHOLDER_PREFIX)
 _SPLICE_ASCII = 1024
 """Up to this many matches in a large ASCII text, its new lower case is spliced."""
 _log = logging.getLogger("aw_lookahead")
@@ -119,6 +121,8 @@ class RuleApplication:
             new_lower: str | None = None
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            if new is None and bulk is None and hints is not None:
+                new = self._by_split(rule, learned, made, text, lower, hints.has)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
@@ -130,9 +134,10 @@ class RuleApplication:
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
                 on = lower if per_char and few and len(text) >= BULK_CHARS else None
                 was = hints.narrow_made if hints is not None else None
-                new, new_lower, new_narrow = splice_lowered(
-                    text, on, matches, decide, decide_all, was
-                )
+                done = self._by_values(rule, learned, made, text, matches, on, was)
+                if done is None:
+                    done = splice_lowered(text, on, matches, decide, decide_all, was)
+                new, new_lower, new_narrow = done
             if new != text:
                 text, lower = new, new_lower if new_lower is not None else new.lower()
                 hints = hints.after(lower, made, new_narrow) if hints is not None else None
@@ -229,6 +234,97 @@ class RuleApplication:
         after = map(text.__getitem__, map(slice, stops, map(re.Match.end, matches)))
         return list(map(operator.add, map(operator.add, before, stand_ins), after))
 
+    def _by_values(
+        self,
+        rule: Rule,
+        learned: dict[str, str],
+        made: set[str],
+        text: str,
+        matches: list[re.Match[str]],
+        lower: str | None,
+        narrow: bytes | None,
+    ) -> tuple[str, str | None, bytes | None] | None:
+        """What :func:`splice_lowered` gives with :meth:`_stand_in_all` deciding, for many
+        matches, decided per value (:meth:`_decide_values`); None where that may differ."""
+        if len(matches) < _DECIDE_ALL or rule.accept is not None:
+            return None
+        values, starts, stops = values_of(rule, matches)
+        stand_ins = self._decide_values(rule, learned, made, text, values)
+        if stand_ins is None:
+            return None
+        return splice_values(text, lower, narrow, starts, stops, stand_ins, made)
+
+    def _by_split(
+        self,
+        rule: Rule,
+        learned: dict[str, str],
+        made: set[str],
+        text: str,
+        lower: str,
+        has: Callable[[str], bool],
+    ) -> str | None:
+        """``text`` through a rule dense with matches, read by :func:`split_values` (no match
+        object each) and decided per value; None when not read or decided that way."""
+        if rule.accept is not None or PLACEHOLDER_PREFIX in text:
+            return None
+        split = split_values(rule, text, lower, has)
+        if split is None:
+            return None
+        gaps, heads, values, tail = split
+        stand_ins = self._decide_values(rule, learned, made, text, values)
+        if stand_ins is None:
+            return None
+        step = 4 if tail else 3
+        pieces: list[str] = [tail] * (step * len(values) + 1)
+        pieces[0::step] = gaps
+        pieces[1::step] = heads
+        pieces[2::step] = stand_ins
+        return "".join(pieces)
+
+    def _decide_values(
+        self, rule: Rule, learned: dict[str, str], made: set[str], text: str, values: list[str]
+    ) -> list[str] | None:
+        """The stand-in of each of ``values`` (one per match of ``rule``, in order) as
+        :meth:`_stand_in_all` gives it to the distinct matches holding them: its keyed
+        placeholder, learned, for the first new ones up to the cap, then the placeholder it
+        had before or the shared one. ``made`` gets each stand-in.
+
+        None (decide match by match) where that could differ from what ``splice_lowered``
+        does: fewer than ``_DECIDE_ALL`` distinct values (it would decide match by match,
+        remembering placeholders), a value check, a value that is a placeholder, or a value
+        this text already gave a placeholder of another kind.
+        """
+        if PLACEHOLDER_PREFIX in text and any(map(_IS_PLACEHOLDER, values)):
+            return None
+        seen = set(values)
+        if len(seen) < _DECIDE_ALL:
+            return None
+        kind = rule.label or rule.kind
+        again = [v for v in learned if v in seen]
+        if again and self._keyed(kind, again) != list(map(learned.__getitem__, again)):
+            return None
+        room = max(DISTINCT_CAP - len(learned), 0)
+        kept = _first_new(values, learned, room, all_new=len(seen) == len(values))
+        keyed = self._keyed(kind, kept)
+        learned.update(zip(kept, keyed, strict=True))
+        made.update(keyed, map(learned.__getitem__, again))
+        decided = learned
+        shared = f"{PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
+        over = len(seen) - len(again) - len(kept)
+        if over:
+            before = {
+                v: s
+                for (k, v), s in self._stand_ins.items()
+                if k == kind and v in seen and v not in learned
+            }
+            self.over_cap += over - len(before)
+            if before:
+                decided = {**learned, **before}
+                made.update(before.values())
+            if over > len(before):
+                made.add(shared)
+        return list(map(decided.get, values, repeat(shared)))
+
     def _keyed(self, kind: str, values: list[str]) -> list[str]:
         """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""
         encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
@@ -265,3 +361,17 @@ class RuleApplication:
     def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remember ``pairs`` (secret, placeholder) as known secrets."""
         self._known.learn(pairs)
+
+
+def _first_new(
+    values: list[str], learned: dict[str, str], room: int, *, all_new: bool
+) -> list[str]:
+    """The first ``room`` distinct values not in ``learned``, in order of first occurrence
+    (``all_new``: ``values`` are distinct), looking at no more of ``values`` than needed."""
+    size = 4 * room + _DECIDE_ALL
+    while True:
+        head = values[:size] if all_new else dict.fromkeys(islice(values, size))
+        fresh = list(islice(filterfalse(learned.__contains__, head), room))
+        if len(fresh) == room or size >= len(values):
+            return fresh
+        size *= 4

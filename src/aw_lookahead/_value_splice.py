@@ -1,0 +1,247 @@
+"""Many matches of one rule rewritten by their values, with C-level iteration only.
+
+A text dense with secrets (55k in a MiB, most of them distinct) spends its
+time in per-match work, not in the regex. Here each match is reduced to its
+value, read with one C-level pass per field (``map`` over match methods, no
+Python call per match), and the text is put back together from the stretches
+between values and the values' stand-ins: what lies in a match around its
+value is kept as it is, so the match itself is never sliced. Which value gets
+which stand-in is decided by the caller
+(:meth:`~aw_lookahead._rule_application.RuleApplication`), once per distinct
+value.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import operator
+import re
+from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import compress, repeat
+from typing import Any
+
+from ._secret_rule import _CASE_APART, Rule
+
+__all__ = ["splice_values", "split_values", "value_tails", "values_of"]
+
+_LAST_GROUP = operator.attrgetter("lastgroup")
+
+
+def values_of(rule: Rule, matches: list[re.Match[str]]) -> tuple[list[str], list[int], list[int]]:
+    """The value of each match (what :meth:`Rule.value_span` points at), its start and stop.
+
+    A value group is read for all matches at once: the one group of the rule, or
+    with several, the group each match closed last (``lastgroup``), once it is known
+    that no value group before it in :attr:`Rule.groups` took part in that match
+    (then it is the first non-empty one when it is not empty). Where that is not
+    so for some match (an empty or absent group, another group closed last), every
+    span comes from :meth:`Rule.value_span`, one call each.
+    """
+    groups = rule.groups
+    if not groups:
+        values = list(map(re.Match.group, matches))
+        return values, list(map(re.Match.start, matches)), list(map(re.Match.end, matches))
+    names: Sequence[str] = [groups[0]] * len(matches)
+    if len(groups) > 1:
+        names = list(map(_LAST_GROUP, matches))
+        if not set(names) <= set(groups) or _earlier_took_part(groups, matches, names):
+            return _one_by_one(rule, matches)
+    values = list(map(re.Match.group, matches, names))
+    if not all(values):  # an empty value (or an absent group) means the whole match
+        return _one_by_one(rule, matches)
+    return (
+        values,
+        list(map(re.Match.start, matches, names)),
+        list(map(re.Match.end, matches, names)),
+    )
+
+
+def _earlier_took_part(
+    groups: tuple[str, ...], matches: list[re.Match[str]], names: list[str]
+) -> bool:
+    """Whether in some match a value group listed before the one it closed last took part."""
+    closed = set(names)
+    for i, group in enumerate(groups[:-1]):
+        later = closed.intersection(groups[i + 1 :])
+        if not later:
+            continue
+        closed_later = list(compress(matches, map(later.__contains__, names)))
+        if closed_later and max(map(re.Match.end, closed_later, repeat(group))) >= 0:
+            return True
+    return False
+
+
+def _one_by_one(rule: Rule, matches: list[re.Match[str]]) -> tuple[list[str], list[int], list[int]]:
+    spans = list(map(rule.value_span, matches))
+    starts = list(map(operator.itemgetter(0), spans))
+    stops = list(map(operator.itemgetter(1), spans))
+    text = matches[0].string
+    return list(map(text.__getitem__, map(slice, starts, stops))), starts, stops
+
+
+def splice_values(
+    text: str,
+    lower: str | None,
+    narrow: bytes | None,
+    starts: list[int],
+    stops: list[int],
+    stand_ins: list[str],
+    distinct: Collection[str],
+) -> tuple[str, str | None, bytes | None]:
+    """``text`` with ``text[starts[i]:stops[i]]`` replaced by ``stand_ins[i]`` (spans in order,
+    not overlapping), and, from ``lower`` and ``narrow`` when given (as for
+    :func:`~aw_lookahead._bulk_redaction.splice_lowered`: its lower case, lowered character
+    by character, and the one-byte copy of that), the new text's lower case and one-byte copy.
+    ``distinct`` holds each stand-in once; stand-ins are placeholders (ASCII)."""
+    cuts: Iterable[slice] = map(slice, [0, *stops], [*starts, len(text)])
+    if lower is not None:
+        cuts = list(cuts)
+    pieces: list[str] = [""] * (2 * len(starts) + 1)
+    pieces[0::2] = map(text.__getitem__, cuts)
+    pieces[1::2] = stand_ins
+    new = "".join(pieces)
+    if lower is None:
+        return new, None, None
+    lowered = {s: s.lower() for s in distinct}
+    pieces[0::2] = map(lower.__getitem__, cuts)
+    pieces[1::2] = map(lowered.__getitem__, stand_ins)
+    new_lower = "".join(pieces)
+    if narrow is None:
+        return new, new_lower, None
+    narrowed = {s: low.encode("ascii") for s, low in lowered.items()}
+    parts: list[bytes] = [b""] * len(pieces)
+    parts[0::2] = map(narrow.__getitem__, cuts)
+    parts[1::2] = map(narrowed.__getitem__, stand_ins)
+    return new, new_lower, b"".join(parts)
+
+
+_parser: Any = importlib.import_module("re._parser")
+_EVERY = 64
+"""A lead-word rule is read by ``split`` when its words occur once per this many characters."""
+_LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+
+
+@functools.cache
+def value_tails(source: str, flags: int, groups: tuple[str, ...]) -> dict[str, str]:
+    """For each value group of a pattern that is followed, in every match, by one fixed
+    text up to the end of the match (``"`` after ``"(?P<dq>…)"``, nothing after a value
+    that ends the pattern), that text. A group inside a repeat that can run more than
+    once, or inside a look-around, or followed by anything but uncased literals and
+    zero-width checks, has none. Read from the pattern's parse tree (``re._parser``);
+    nothing when that cannot be read."""
+    try:
+        tree = _parser.parse(source, flags)
+        index = re.compile(source, flags).groupindex
+        tails = {name: _after(list(tree), index[name]) for name in groups}
+    except (AttributeError, TypeError, ValueError, KeyError, re.error):
+        return {}
+    return {name: tail for name, tail in tails.items() if isinstance(tail, str)}
+
+
+_ABSENT = object()
+
+
+def _after(items: list[tuple[Any, Any]], group: int) -> object:
+    """The fixed text after ``group`` to the end of ``items``; None when not fixed, ``_ABSENT``
+    when the group is not in them."""
+    for at, (op, av) in enumerate(items):
+        inner: object = _ABSENT
+        if op is _parser.SUBPATTERN:
+            inner = "" if av[0] == group else _after(list(av[3]), group)
+        elif op is _parser.BRANCH:
+            for branch in av[1]:
+                inner = _after(list(branch), group)
+                if inner is not _ABSENT:
+                    break
+        elif op is _parser.ATOMIC_GROUP:
+            inner = _after(list(av), group)
+        elif op in (_parser.MAX_REPEAT, _parser.MIN_REPEAT, _parser.POSSESSIVE_REPEAT):
+            inner = _after(list(av[2]), group)
+            if inner is not _ABSENT and av[1] > 1:
+                return None
+        elif (
+            op in (_parser.ASSERT, _parser.ASSERT_NOT) and _after(list(av[1]), group) is not _ABSENT
+        ):
+            return None
+        if inner is _ABSENT:
+            continue
+        rest = _fixed(items[at + 1 :])
+        return None if inner is None or rest is None else f"{inner}{rest}"
+    return _ABSENT
+
+
+def _fixed(items: list[tuple[Any, Any]]) -> str | None:
+    """The text ``items`` always match: uncased literals, zero-width checks; else None."""
+    text = []
+    for op, av in items:
+        if op is _parser.LITERAL and chr(av).lower() == chr(av) == chr(av).upper():
+            text.append(chr(av))
+        elif op not in (_parser.AT, _parser.ASSERT, _parser.ASSERT_NOT):
+            return None
+    return "".join(text)
+
+
+@functools.cache
+def _split_form(
+    source: str, flags: int, lead: tuple[str, ...], words: tuple[str, ...]
+) -> re.Pattern[str]:
+    """``source`` (``(?i)(?:w1|w2|…)rest`` when ``lead`` is given) as one capturing group,
+    led by ``words`` only (the lead words that can occur), for ``split``; without ``(?i)``
+    when ``flags`` has no IGNORECASE (for ASCII text already in lower case)."""
+    head = "(?i)(?:" + "|".join(lead) + ")"
+    body = "(?:" + "|".join(words) + ")" + source[len(head) :]
+    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + "(" + body + ")")
+
+
+def split_values(
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool]
+) -> tuple[list[str], list[str], list[str], str] | None:
+    """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
+    object each): the stretches between matches, the part of each match before its value,
+    the values, and the fixed text after every value. None when the rule's words occur
+    less than once per ``_EVERY`` characters, or its values cannot be read this way (a
+    value check, a word-start check, value groups without a fixed tail, matches that take
+    their values from different groups): then :meth:`Rule.matches`.
+
+    The matches are the pattern's on ``text`` (what :meth:`Rule.matches` gives). Its
+    alternation of lead words keeps only those in ``lower`` where that is sure to be
+    the same (each character lower-cases to one that case-insensitive matching takes
+    it for: no character of ``_CASE_APART``), and an ASCII text in lower case already
+    is read without ``(?i)`` (as :attr:`Rule.scan` is)."""
+    if not rule.lead or not rule.groups or rule.accept is not None or rule.word_start:
+        return None
+    literals = [literal for literal, _ in rule.branches]
+    present = [has(literal) for literal in literals]
+    count = sum(lower.count(literal) for literal in set(compress(literals, present)))
+    if count < len(text) // _EVERY:
+        return None
+    source, flags = rule.regex.pattern, rule.regex.flags
+    tails = value_tails(source, flags, rule.groups)
+    plain = len(lower) == len(text) and not any(c in text for c in _CASE_APART)
+    words = tuple(compress(rule.lead, present)) if plain else rule.lead
+    if plain and lower.isascii() and text == lower:
+        flags &= ~re.IGNORECASE
+    pattern = _split_form(source, flags, rule.lead, words)
+    parts = pattern.split(text)
+    step = pattern.groups + 1
+    if len(parts) // step < _EVERY:
+        return None
+    index = pattern.groupindex
+    many = len(parts) // step
+    for name in rule.groups:
+        values = parts[index[name] :: step]
+        if None not in values and "" not in values:
+            break
+        if values.count(None) + values.count("") != many:
+            return None  # values from more than one group
+    else:
+        return None
+    tail = tails.get(name)
+    if tail is None:
+        return None
+    wholes = parts[1::step]
+    if tail:
+        wholes = list(map(str.removesuffix, wholes, repeat(tail)))
+    heads = list(map(str.removesuffix, wholes, values))
+    return parts[0::step], heads, values, tail
