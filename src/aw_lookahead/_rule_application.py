@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import filterfalse, islice, repeat
 
 from ._bulk_redaction import _DECIDE_ALL, BULK_CHARS, HintWords, splice_lowered
+from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
 from ._value_splice import splice_values, split_values, values_of
@@ -69,7 +70,7 @@ class RuleApplication:
 
     def __init__(self, key: bytes) -> None:
         self._key = key
-        self._mac: hmac.HMAC | None = None  # the keyed state, copied per secret in bulk
+        self._mac: KeyedSha256 | None = None  # the keyed states, copied per secret in bulk
         self._known = KnownSecrets(PLACEHOLDER_PREFIX)
         self._stand_ins: dict[tuple[str, str], str] = {}
         self.over_cap = 0
@@ -122,7 +123,8 @@ class RuleApplication:
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
-                new = self._by_split(rule, learned, made, text, lower, hints.has)
+                split = self._by_split(rule, learned, made, text, lower, hints.has)
+                new, new_lower = split if split is not None else (None, None)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
@@ -262,9 +264,11 @@ class RuleApplication:
         text: str,
         lower: str,
         has: Callable[[str], bool],
-    ) -> str | None:
+    ) -> tuple[str, str | None] | None:
         """``text`` through a rule dense with matches, read by :func:`split_values` (no match
-        object each) and decided per value; None when not read or decided that way."""
+        object each) and decided per value, and its lower case when ``text`` was in lower
+        case and is wide (lower-cased again, it costs more); None when not read or decided
+        that way."""
         if rule.accept is not None or PLACEHOLDER_PREFIX in text:
             return None
         split = split_values(rule, text, lower, has)
@@ -279,7 +283,12 @@ class RuleApplication:
         pieces[0::step] = gaps
         pieces[1::step] = heads
         pieces[2::step] = stand_ins
-        return "".join(pieces)
+        new = "".join(pieces)
+        if lower.isascii() or lower != text:
+            return new, None
+        lowered = {s: s.lower() for s in made}
+        pieces[2::step] = map(lowered.__getitem__, stand_ins)
+        return new, "".join(pieces)
 
     def _decide_values(
         self, rule: Rule, learned: dict[str, str], made: set[str], text: str, values: list[str]
@@ -328,7 +337,9 @@ class RuleApplication:
     def _keyed(self, kind: str, values: list[str]) -> list[str]:
         """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""
         encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
-        digests = map(self._digest, encoded)
+        if self._mac is None:
+            self._mac = KeyedSha256(self._key)
+        digests = self._mac.digests(encoded)
         template = f"{PLACEHOLDER_PREFIX}{kind.upper()}_{{}}]"
         short = map(bytes.hex, map(operator.itemgetter(slice(0, 3)), digests))
         return list(map(template.format, short))
@@ -348,15 +359,6 @@ class RuleApplication:
         self.over_cap += over.count(shared)
         decided.update(zip(rest, over, strict=True))
         return list(map(decided.__getitem__, values))
-
-    def _digest(self, data: bytes) -> bytes:
-        """``hmac.digest(key, data, "sha256")``, a third cheaper for many secrets: the
-        keyed state is copied instead of set up again."""
-        if self._mac is None:
-            self._mac = hmac.new(self._key, digestmod="sha256")
-        mac = self._mac.copy()
-        mac.update(data)
-        return mac.digest()
 
     def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remember ``pairs`` (secret, placeholder) as known secrets."""

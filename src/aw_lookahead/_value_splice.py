@@ -18,7 +18,7 @@ import importlib
 import operator
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from typing import Any
 
 from ._secret_rule import _CASE_APART, Rule
@@ -119,6 +119,10 @@ def splice_values(
 _parser: Any = importlib.import_module("re._parser")
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
+_DECIDE_ALL = 64
+"""Fewer distinct values than this in the first ``_PROBE`` matches: not read by ``split``
+(as many as ``_stand_in_all`` needs to decide per value)."""
+_PROBE = 512
 _LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
 
@@ -184,13 +188,17 @@ def _fixed(items: list[tuple[Any, Any]]) -> str | None:
 
 @functools.cache
 def _split_form(
-    source: str, flags: int, lead: tuple[str, ...], words: tuple[str, ...]
+    source: str, flags: int, lead: tuple[str, ...], words: tuple[str, ...], capture: tuple[str, ...]
 ) -> re.Pattern[str]:
-    """``source`` (``(?i)(?:w1|w2|…)rest`` when ``lead`` is given) as one capturing group,
-    led by ``words`` only (the lead words that can occur), for ``split``; without ``(?i)``
-    when ``flags`` has no IGNORECASE (for ASCII text already in lower case)."""
-    head = "(?i)(?:" + "|".join(lead) + ")"
-    body = "(?:" + "|".join(words) + ")" + source[len(head) :]
+    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``) as one capturing
+    group, led by ``words`` only (the lead words that can occur), its named groups other
+    than ``capture`` made non-capturing (each costs ``split`` a list item per match);
+    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case)."""
+    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :]
+    for name in re.compile(source).groupindex:
+        if name not in capture:
+            rest = rest.replace(f"(?P<{name}>", "(?:")
+    body = "(?:" + "|".join(words) + ")" + rest
     return re.compile(("(?i)" if flags & re.IGNORECASE else "") + "(" + body + ")")
 
 
@@ -200,15 +208,16 @@ def split_values(
     """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
     object each): the stretches between matches, the part of each match before its value,
     the values, and the fixed text after every value. None when the rule's words occur
-    less than once per ``_EVERY`` characters, or its values cannot be read this way (a
-    value check, a word-start check, value groups without a fixed tail, matches that take
-    their values from different groups): then :meth:`Rule.matches`.
+    less than once per ``_EVERY`` characters, its first matches hold few distinct values
+    (then deciding goes match by match), or its values cannot be read this way (a value
+    check, a word-start check, no fixed tail, values from different groups): then
+    :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text`` (what :meth:`Rule.matches` gives). Its
-    alternation of lead words keeps only those in ``lower`` where that is sure to be
-    the same (each character lower-cases to one that case-insensitive matching takes
-    it for: no character of ``_CASE_APART``), and an ASCII text in lower case already
-    is read without ``(?i)`` (as :attr:`Rule.scan` is)."""
+    alternation of lead words keeps only those in ``lower`` where that is sure to be the
+    same (each character lower-cases to one character, which case-insensitive matching
+    takes it for: none of ``_CASE_APART``); such a text already in lower case is read
+    without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in lower case)."""
     if not rule.lead or not rule.groups or rule.accept is not None or rule.word_start:
         return None
     literals = [literal for literal, _ in rule.branches]
@@ -220,26 +229,30 @@ def split_values(
     tails = value_tails(source, flags, rule.groups)
     plain = len(lower) == len(text) and not any(c in text for c in _CASE_APART)
     words = tuple(compress(rule.lead, present)) if plain else rule.lead
-    if plain and lower.isascii() and text == lower:
+    if plain and text == lower:
         flags &= ~re.IGNORECASE
-    pattern = _split_form(source, flags, rule.lead, words)
+    probe = list(
+        islice(_split_form(source, flags, rule.lead, words, rule.groups).finditer(text), _PROBE)
+    )
+    firsts = [next(filter(None, map(m.group, rule.groups)), "") for m in probe]
+    if len(set(firsts)) < _DECIDE_ALL or "" in firsts:
+        return None
+    name = next(g for g in rule.groups if probe[0].group(g))
+    if name not in tails:
+        return None
+    capture = rule.groups[: rule.groups.index(name) + 1]
+    pattern = _split_form(source, flags, rule.lead, words, capture)
     parts = pattern.split(text)
     step = pattern.groups + 1
-    if len(parts) // step < _EVERY:
-        return None
-    index = pattern.groupindex
     many = len(parts) // step
-    for name in rule.groups:
-        values = parts[index[name] :: step]
-        if None not in values and "" not in values:
-            break
-        if values.count(None) + values.count("") != many:
+    for group in capture[:-1]:
+        earlier = parts[pattern.groupindex[group] :: step]
+        if earlier.count(None) + earlier.count("") != many:
             return None  # values from more than one group
-    else:
+    values = parts[pattern.groupindex[name] :: step]
+    if None in values or "" in values:
         return None
-    tail = tails.get(name)
-    if tail is None:
-        return None
+    tail = tails[name]
     wholes = parts[1::step]
     if tail:
         wholes = list(map(str.removesuffix, wholes, repeat(tail)))
