@@ -278,16 +278,18 @@ class RuleApplication:
         stand_ins = self._decide_values(rule, learned, made, text, values)
         if stand_ins is None:
             return None
-        step = 4 if tail else 3
+        step = len(heads) + (3 if tail else 2)
         pieces: list[str] = [tail] * (step * len(values) + 1)
         pieces[0::step] = gaps
-        pieces[1::step] = heads
-        pieces[2::step] = stand_ins
+        for at, head in enumerate(heads, 1):
+            pieces[at::step] = head
+        at = len(heads) + 1
+        pieces[at::step] = stand_ins
         new = "".join(pieces)
         if lower.isascii() or lower != text:
             return new, None
         lowered = {s: s.lower() for s in made}
-        pieces[2::step] = map(lowered.__getitem__, stand_ins)
+        pieces[at::step] = map(lowered.__getitem__, stand_ins)
         return new, "".join(pieces)
 
     def _decide_values(

@@ -188,30 +188,112 @@ def _fixed(items: list[tuple[Any, Any]]) -> str | None:
 
 @functools.cache
 def _split_form(
-    source: str, flags: int, lead: tuple[str, ...], words: tuple[str, ...], capture: tuple[str, ...]
-) -> re.Pattern[str]:
-    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``) as one capturing
-    group, led by ``words`` only (the lead words that can occur), its named groups other
-    than ``capture`` made non-capturing (each costs ``split`` a list item per match);
-    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case)."""
+    source: str,
+    flags: int,
+    lead: tuple[str, ...],
+    words: tuple[str, ...],
+    capture: tuple[str, ...],
+    head_of: str = "",
+) -> re.Pattern[str] | None:
+    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``) led by ``words`` only
+    (the lead words that can occur), its named groups other than ``capture`` made
+    non-capturing (each costs ``split`` a list item per match), without ``(?i)`` when
+    ``flags`` has no IGNORECASE (for text already in lower case); with ``head_of``, the
+    text before that group in a match captured too (:func:`_with_heads`), but for the
+    word when it is known (:func:`_known`). None when that cannot be made."""
     rest = source[len("(?i)(?:" + "|".join(lead) + ")") :]
     for name in re.compile(source).groupindex:
         if name not in capture:
             rest = rest.replace(f"(?P<{name}>", "(?:")
     body = "(?:" + "|".join(words) + ")" + rest
-    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + "(" + body + ")")
+    if head_of:
+        with_heads = _with_heads(
+            body, head_of, len(body) - len(rest) if _known(words, flags) else 0
+        )
+        if with_heads is None:
+            return None
+        body = with_heads
+    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
+
+
+_HEAD = "aw_head"
+"""The names of the groups :func:`_with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
+
+
+def _known(words: tuple[str, ...], flags: int) -> bool:
+    """Whether every match starts with one known text: one literal word, case-sensitive.
+    (Each text a capture holds costs ``split`` a string per match.)"""
+    return len(words) == 1 and not flags & re.IGNORECASE and re.escape(words[0]) == words[0]
+
+
+def _with_heads(source: str, name: str, skip: int = 0) -> str | None:
+    """``source`` (no global flags) with the text before group ``name`` in a match captured
+    by groups ``aw_head0``, ``aw_head1``, … (in order: their texts joined are that text),
+    but for its first ``skip`` characters (whole items at the top level).
+
+    At each level from the top down to the group, the items of the alternative that
+    holds the way down, before it, are wrapped in one group (which changes no match).
+    None when the pattern is read otherwise than this simple scan of its parentheses
+    can tell (verbose mode, comments, a look-around or conditional on the way)."""
+    if "(?x" in source or "(?#" in source or _HEAD in source:
+        return None
+    closes: dict[int, int] = {}
+    bars: list[tuple[int, int]] = []
+    stack = [-1]
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":
+            i += 2 if source.startswith("[^", i) else 1
+            i += source[i] == "]"
+            while source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+        elif char == "(":
+            stack.append(i)
+        elif char == ")":
+            closes[stack.pop()] = i
+        elif char == "|":
+            bars.append((i, stack[-1]))
+        i += 1
+    target = source.find(f"(?P<{name}>")
+    if target < 0:
+        return None
+    path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
+    inserts: list[tuple[int, str]] = []
+    for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
+        start = _content_start(source, container) if container >= 0 else skip
+        if start is None:
+            return None
+        start = max([start, *(b + 1 for b, inside in bars if inside == container and b < child)])
+        inserts += [(start, f"(?P<{_HEAD}{level}>"), (child, ")")]
+    for at, piece in sorted(inserts, key=lambda item: (item[0], item[1] == ")"), reverse=True):
+        source = source[:at] + piece + source[at:]
+    return source
+
+
+def _content_start(source: str, group: int) -> int | None:
+    """Where the items of the group opening at ``group`` start (-1: the whole pattern);
+    None for a look-around, conditional or back-reference group."""
+    if group < 0:
+        return 0
+    if source[group + 1] != "?":
+        return group + 1
+    head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
+    return None if head is None else group + head.end()
 
 
 def split_values(
     rule: Rule, text: str, lower: str, has: Callable[[str], bool]
-) -> tuple[list[str], list[str], list[str], str] | None:
+) -> tuple[list[str], list[list[str]], list[str], str] | None:
     """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
-    object each): the stretches between matches, the part of each match before its value,
-    the values, and the fixed text after every value. None when the rule's words occur
-    less than once per ``_EVERY`` characters, its first matches hold few distinct values
-    (then deciding goes match by match), or its values cannot be read this way (a value
-    check, a word-start check, no fixed tail, values from different groups): then
-    :meth:`Rule.matches`.
+    object each): the stretches between matches, the part of each match before its value
+    (in pieces: one list per piece), the values, and the fixed text after every value.
+    None when the rule's words occur less than once per ``_EVERY`` characters, its first
+    matches hold few distinct values (then deciding goes match by match), or its values
+    cannot be read this way (a value check, a word-start check, no fixed tail, values
+    from different groups): then :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text`` (what :meth:`Rule.matches` gives). Its
     alternation of lead words keeps only those in ``lower`` where that is sure to be the
@@ -231,9 +313,9 @@ def split_values(
     words = tuple(compress(rule.lead, present)) if plain else rule.lead
     if plain and text == lower:
         flags &= ~re.IGNORECASE
-    probe = list(
-        islice(_split_form(source, flags, rule.lead, words, rule.groups).finditer(text), _PROBE)
-    )
+    form = _split_form(source, flags, rule.lead, words, rule.groups)
+    assert form is not None
+    probe = list(islice(form.finditer(text), _PROBE))
     firsts = [next(filter(None, map(m.group, rule.groups)), "") for m in probe]
     if len(set(firsts)) < _DECIDE_ALL or "" in firsts:
         return None
@@ -241,20 +323,22 @@ def split_values(
     if name not in tails:
         return None
     capture = rule.groups[: rule.groups.index(name) + 1]
-    pattern = _split_form(source, flags, rule.lead, words, capture)
+    pattern = _split_form(source, flags, rule.lead, words, capture, name)
+    if pattern is None:
+        return None
     parts = pattern.split(text)
     step = pattern.groups + 1
     many = len(parts) // step
+    index = pattern.groupindex
     for group in capture[:-1]:
-        earlier = parts[pattern.groupindex[group] :: step]
+        earlier = parts[index[group] :: step]
         if earlier.count(None) + earlier.count("") != many:
             return None  # values from more than one group
-    values = parts[pattern.groupindex[name] :: step]
+    values = parts[index[name] :: step]
     if None in values or "" in values:
         return None
-    tail = tails[name]
-    wholes = parts[1::step]
-    if tail:
-        wholes = list(map(str.removesuffix, wholes, repeat(tail)))
-    heads = list(map(str.removesuffix, wholes, values))
-    return parts[0::step], heads, values, tail
+    levels = sum(head.startswith(_HEAD) for head in index)
+    heads = [parts[index[f"{_HEAD}{level}"] :: step] for level in range(levels)]
+    if _known(words, flags):
+        heads.insert(0, [words[0]] * many)
+    return parts[0::step], heads, values, tails[name]
