@@ -22,7 +22,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import filterfalse, islice, repeat
 
-from ._bulk_redaction import _DECIDE_ALL, BULK_CHARS, HintWords, splice_lowered
+from . import _bulk_redaction
+from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
@@ -38,6 +39,8 @@ DISTINCT_CAP = 1024
 STAND_INS_KEPT = 4096
 """The most placeholders (and message texts, in ``Redactor``) remembered before starting over."""
 _SHARED_SUFFIX = "_many]"
+_PROBE = 512
+"""The first matches looked at to tell whether many are distinct."""
 _IS_PLACEHOLDER = operator.methodcaller("startswith", PLACEHOLDER_PREFIX)
 _SPLICE_ASCII = 1024
 """Up to this many matches in a large ASCII text, its new lower case is spliced."""
@@ -248,8 +251,11 @@ class RuleApplication:
     ) -> tuple[str, str | None, bytes | None] | None:
         """What :func:`splice_lowered` gives with :meth:`_stand_in_all` deciding, for many
         matches, decided per value (:meth:`_decide_values`); None where that may differ."""
-        if len(matches) < _DECIDE_ALL or rule.accept is not None:
+        least = _bulk_redaction._DECIDE_ALL
+        if len(matches) < least or rule.accept is not None:
             return None
+        if len(set(map(re.Match.group, matches[:_PROBE]))) < least:
+            return None  # few distinct matches (and values): not worth reading every value
         values, starts, stops = values_of(rule, matches)
         stand_ins = self._decide_values(rule, learned, made, text, values)
         if stand_ins is None:
@@ -308,7 +314,7 @@ class RuleApplication:
         if PLACEHOLDER_PREFIX in text and any(map(_IS_PLACEHOLDER, values)):
             return None
         seen = set(values)
-        if len(seen) < _DECIDE_ALL:
+        if len(seen) < _bulk_redaction._DECIDE_ALL:
             return None
         kind = rule.label or rule.kind
         again = [v for v in learned if v in seen]
@@ -372,7 +378,7 @@ def _first_new(
 ) -> list[str]:
     """The first ``room`` distinct values not in ``learned``, in order of first occurrence
     (``all_new``: ``values`` are distinct), looking at no more of ``values`` than needed."""
-    size = 4 * room + _DECIDE_ALL
+    size = 4 * room + 64
     while True:
         head = values[:size] if all_new else dict.fromkeys(islice(values, size))
         fresh = list(islice(filterfalse(learned.__contains__, head), room))

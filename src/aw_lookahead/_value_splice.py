@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import compress, islice, repeat
 from typing import Any
 
+from . import _bulk_redaction
 from ._secret_rule import _CASE_APART, Rule
 
 __all__ = ["splice_values", "split_values", "value_tails", "values_of"]
@@ -119,9 +120,6 @@ def splice_values(
 _parser: Any = importlib.import_module("re._parser")
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
-_DECIDE_ALL = 64
-"""Fewer distinct values than this in the first ``_PROBE`` matches: not read by ``split``
-(as many as ``_stand_in_all`` needs to decide per value)."""
 _PROBE = 512
 _LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
@@ -317,7 +315,7 @@ def split_values(
     assert form is not None
     probe = list(islice(form.finditer(text), _PROBE))
     firsts = [next(filter(None, map(m.group, rule.groups)), "") for m in probe]
-    if len(set(firsts)) < _DECIDE_ALL or "" in firsts:
+    if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
         return None
     name = next(g for g in rule.groups if probe[0].group(g))
     if name not in tails:
