@@ -12,15 +12,20 @@ characters that lower-case or case-fold in unusual ways.
 
 from __future__ import annotations
 
+import hmac
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from aw_lookahead import _rule_application
 from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
+from aw_lookahead._keyed_hash import KeyedSha256
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
 from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
+from aw_lookahead._value_splice import _with_heads, value_tails
 from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus
 
@@ -197,3 +202,115 @@ def test_a_capital_dotted_i_does_not_change_what_anchored_rules_find() -> None:
             slow = Redactor(key=key)
             slow._rules = [_alone(rule) for rule in slow._rules]
             assert Redactor(key=key).text(text) == slow.text(text)
+
+
+def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
+    """``count`` secrets, most distinct (past the cap), in one of several dense shapes."""
+    names = ["password", "token", "PASSWORD", "Password", "пароль", "secret", "\u017fecret"]
+    aws = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"  # a value another rule learns first
+    parts = [f"aws {aws}\n"] if shape == 8 else []
+    for i in range(count):
+        value = f"v{i:07d}{rng.choice(['x', 'é', 'q', '_z'])}"
+        if shape in (0, 8):
+            parts.append(f"password={aws if shape == 8 and i == count // 2 else value} ")
+        elif shape == 1:
+            parts.append(f"{('password', 'token')[i % 2]}={value} ")
+        elif shape == 2:
+            parts.append(f"{('PASSWORD', 'Password')[i % 2]}={value} ")
+        elif shape == 3:
+            parts.append(f'"password": "{value}", ')
+        elif shape == 4:
+            parts.append(f"password={value if i % 2 else f'hunter{i % 16:02d}'} ")
+        elif shape == 5:
+            parts.append(f"password={value} " if i % 3 else f"password='{value}' ")
+        else:  # several names, separators and ends; 7: all in lower case
+            name = rng.choice([n for n in names if shape == 6 or n == n.lower()])
+            sep = rng.choice(["=", ": ", " = ", "：", "%3d"])
+            parts.append(name + sep + value + rng.choice([" ", "\n", "; "]))
+    text = "".join(parts)
+    at = rng.randrange(len(text))
+    extra = ["", "", "é", "密", "\u0130", "\u017f", "\u03a3", "[REDACTED_SECRET_0a1b2c]"]
+    return text[:at] + rng.choice(extra) + text[at:]
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+def test_dense_distinct_secrets_are_redacted_as_match_by_match(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dense secrets, most distinct (past the cap), in several names, cases, quotes and
+    scripts, through one redactor after another: each text, what is learned, the count
+    past the cap and the placeholders remembered are what deciding each distinct match
+    text gives (``splice_lowered``: no split, no decisions per value). Secret names
+    written with a long s are not recognised there (hints are looked for in the lower
+    case), and must not be here either."""
+    rng = random.Random(seed)
+    few = " ".join(f"password=v{i:07d}{end}" for i in range(1100, 1120) for end in "xéq")
+    texts = [few] + [_dense_distinct(rng, s, rng.choice([1500, 3000])) for s in range(8)]
+    texts += [texts[1][: len(texts[1]) // 2] + texts[6], _dense_distinct(rng, 8, 300)]
+
+    def run(texts: list[str], *, decided_per_match: bool, alone: bool) -> list[object]:
+        redactor = Redactor(key=b"dense-key-16byte")
+        if alone:
+            redactor._rules = [_alone(rule) for rule in redactor._rules]
+        if decided_per_match:
+            monkeypatch.setattr(redactor, "_by_split", lambda *a: None)
+            monkeypatch.setattr(redactor, "_by_values", lambda *a: None)
+        outs = [redactor.text(text) for text in texts]
+        return [outs, redactor.over_cap, redactor._known.learned_since(0), redactor._stand_ins]
+
+    by_split = _rule_application.RuleApplication._by_split
+
+    def checked(self: Redactor, *args: Any) -> tuple[str, str | None] | None:
+        done = by_split(self, *args)
+        assert done is None or done[1] is None or done[1] == done[0].lower()
+        return done
+
+    monkeypatch.setattr(_rule_application.RuleApplication, "_by_split", checked)
+    fast = run(texts, decided_per_match=False, alone=False)
+    assert fast[1]  # past the cap
+    assert any("REDACTED_AWS_SECRET" in out for out in fast[0])
+    assert run(texts, decided_per_match=True, alone=False) == fast
+    texts = [text.replace("\u017f", "s") for text in texts]
+    fast = run(texts, decided_per_match=False, alone=False)
+    assert run(texts, decided_per_match=True, alone=True) == fast
+
+
+def test_value_groups_have_the_tails_and_heads_the_split_reads() -> None:
+    """For each value group with a fixed tail, every match where it holds the value ends
+    with that tail, and the head groups added for it hold the text before it, in the
+    matches the pattern itself finds."""
+    rng = random.Random(13)
+    texts = _texts(14, 4) + [_dense_distinct(rng, shape, 300) for shape in range(8)]
+    checked = 0
+    for rule in builtin_rules():
+        source, flags = rule.regex.pattern, rule.regex.flags
+        tails = value_tails(source, flags, rule.groups)
+        for name, tail in tails.items():
+            body = re.sub(r"^\(\?[aiLmsux]+\)", "", source)
+            heads = _with_heads(body, name)
+            assert heads is not None, (rule.kind, name)
+            prefix = source[: len(source) - len(body)]
+            with_heads = re.compile(prefix + heads)
+            for text in texts:
+                want = list(rule.regex.finditer(text))
+                got = list(with_heads.finditer(text))
+                assert [m.span() for m in got] == [m.span() for m in want], rule.kind
+                for m in got:
+                    if m.group(name):
+                        pieces = [g for k, g in m.groupdict().items() if k.startswith("aw_head")]
+                        assert "".join(pieces) == text[m.start() : m.start(name)]
+                        assert text[m.end(name) : m.end()] == tail
+                        checked += 1
+    assert checked > 1000
+    assert value_tails(r"(?P<secret>a)+b", 0, ("secret",)) == {}
+    assert value_tails(r"(?=(?P<secret>a))a", 0, ("secret",)) == {}
+    assert value_tails(r"(?P<secret>a)\w", 0, ("secret",)) == {}
+
+
+def test_keyed_digests_are_hmac_sha256() -> None:
+    rng = random.Random(15)
+    for size in (0, 16, 64, 65, 200):
+        key = rng.randbytes(size)
+        messages = [rng.randbytes(rng.randrange(300)) for _ in range(50)]
+        want = [hmac.digest(key, m, "sha256") for m in messages]
+        assert KeyedSha256(key).digests(messages) == want

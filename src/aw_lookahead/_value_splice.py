@@ -121,7 +121,6 @@ _parser: Any = importlib.import_module("re._parser")
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
 _PROBE = 512
-_LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
 
 @functools.cache
@@ -293,11 +292,12 @@ def split_values(
     cannot be read this way (a value check, a word-start check, no fixed tail, values
     from different groups): then :meth:`Rule.matches`.
 
-    The matches are the pattern's on ``text`` (what :meth:`Rule.matches` gives). Its
-    alternation of lead words keeps only those in ``lower`` where that is sure to be the
-    same (each character lower-cases to one character, which case-insensitive matching
-    takes it for: none of ``_CASE_APART``); such a text already in lower case is read
-    without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in lower case)."""
+    The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
+    where each character lower-cases to one that case-insensitive matching takes it for
+    (none of ``_CASE_APART``; other texts are left to :meth:`Rule.matches`): so its
+    alternation of lead words keeps only those in ``lower``, and a text already in lower
+    case is read without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in
+    lower case)."""
     if not rule.lead or not rule.groups or rule.accept is not None or rule.word_start:
         return None
     literals = [literal for literal, _ in rule.branches]
@@ -307,9 +307,10 @@ def split_values(
         return None
     source, flags = rule.regex.pattern, rule.regex.flags
     tails = value_tails(source, flags, rule.groups)
-    plain = len(lower) == len(text) and not any(c in text for c in _CASE_APART)
-    words = tuple(compress(rule.lead, present)) if plain else rule.lead
-    if plain and text == lower:
+    if len(lower) != len(text) or any(c in text for c in _CASE_APART):
+        return None  # where a word may match but its anchor not be in ``lower``
+    words = tuple(compress(rule.lead, present))
+    if text == lower:
         flags &= ~re.IGNORECASE
     form = _split_form(source, flags, rule.lead, words, rule.groups)
     assert form is not None
