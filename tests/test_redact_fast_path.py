@@ -25,7 +25,7 @@ from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
 from aw_lookahead._keyed_hash import KeyedSha256
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
 from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
-from aw_lookahead._value_splice import _with_heads, value_tails
+from aw_lookahead._value_splice import _with_heads, split_values, value_tails, values_of
 from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus
 
@@ -165,11 +165,16 @@ def test_case_insensitive_matching_takes_no_other_character_for_an_anchor_charac
     """Where an anchored pattern matches, :func:`aligned_lower` holds the anchor, but for
     the characters of ``_CASE_APART``: case-insensitive matching takes a character ``c``
     for an anchor's character ``x`` only when ``c`` lower-cases to ``x`` (the capital
-    dotted I: to ``i`` there), and only the capital dotted I lower-cases to two."""
+    dotted I: to ``i`` there), and only the capital dotted I lower-cases to two. The
+    same holds for every letter of a word-led pattern (``split_values`` reads a text in
+    lower case without ``(?i)`` when it holds none of ``_CASE_APART``)."""
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
     assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]
     anchored = [rule for rule in builtin_rules() if rule.anchored]
     chars = {c for rule in anchored for word in rule.anchors or rule.hints for c in word}
+    for rule in anchored:
+        if rule.lead:
+            chars |= set(re.sub(r"\(\?P<\w+>|\(\?i\)", "", rule.regex.pattern))
     apart = set()
     for x in sorted(chars):
         for c in re.findall("(?i)" + re.escape(x), every):
@@ -314,3 +319,36 @@ def test_keyed_digests_are_hmac_sha256() -> None:
         messages = [rng.randbytes(rng.randrange(300)) for _ in range(50)]
         want = [hmac.digest(key, m, "sha256") for m in messages]
         assert KeyedSha256(key).digests(messages) == want
+
+
+def test_values_are_those_value_span_points_at() -> None:
+    """Where a value group can be empty, or an earlier one can take part too, each value
+    read in bulk (by match, by ``split``) is the one :meth:`Rule.value_span` points at,
+    or the split is not taken."""
+    regex = re.compile(r"(?i)(?:password|token)=(?P<secret>a*)(?P<dq>b[0-9]+)")
+    rule = Rule("x", regex, hints=("password", "token"), anchored=True, lead=("password", "token"))
+    for every in (0, 7):
+        text = "".join(
+            f"{('password', 'TOKEN')[i % 2]}={'a' if every and i % every == 3 else ''}b{i} "
+            for i in range(3000)
+        )
+        found = list(regex.finditer(text))
+        want = [text[slice(*rule.value_span(m))] for m in found]
+        assert values_of(rule, found)[0] == want
+        optional = re.compile(r"(?i)(?:password|token)=(?P<secret>[a-z0-9]*)")
+        one = Rule("y", optional, hints=("password",), anchored=True, lead=("password", "token"))
+        with_empty = text.replace("=b", "= b") if every else text
+        found_one = list(optional.finditer(with_empty))
+        want_one = [with_empty[slice(*one.value_span(m))] for m in found_one]
+        assert values_of(one, found_one)[0] == want_one
+        assert (split_values(one, with_empty, with_empty.lower(), "".__ne__) is None) == bool(every)
+        lower = text.lower()
+        split = split_values(rule, text, lower, lower.__contains__)
+        assert (split is None) == bool(every)
+        if split is not None:
+            gaps, heads, values, tail = split
+            assert values == want
+            pieces = [
+                p for i, v in enumerate(values) for p in (gaps[i], *(h[i] for h in heads), v, tail)
+            ]
+            assert "".join(pieces) + gaps[-1] == text
