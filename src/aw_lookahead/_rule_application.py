@@ -3,7 +3,9 @@
 The rules run in order over the text; each distinct secret a rule finds is
 decided once (its keyed placeholder, an HMAC of the secret), many at once
 with C-level iteration, and the text is put back together in bulk
-(:mod:`aw_lookahead._bulk_redaction`). One text gets keyed placeholders for
+(:mod:`aw_lookahead._bulk_redaction`); a rule dense with distinct secrets is
+read and rewritten value by value, without a pass over its match texts, and
+a dense word-led rule with one ``split`` (:mod:`aw_lookahead._value_splice`). One text gets keyed placeholders for
 at most :data:`DISTINCT_CAP` distinct new secrets; past that, one shared
 placeholder. :class:`RuleApplication` is the part of ``Redactor`` that does
 this; the public methods, the memory of message texts and the walk over
@@ -275,7 +277,7 @@ class RuleApplication:
         object each) and decided per value, and its lower case when ``text`` was in lower
         case and is wide (lower-cased again, it costs more); None when not read or decided
         that way."""
-        if rule.accept is not None or PLACEHOLDER_PREFIX in text:
+        if not rule.lead or rule.accept is not None or PLACEHOLDER_PREFIX in text:
             return None
         split = split_values(rule, text, lower, has)
         if split is None:

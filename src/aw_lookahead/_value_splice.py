@@ -1,14 +1,20 @@
 """Many matches of one rule rewritten by their values, with C-level iteration only.
 
 A text dense with secrets (55k in a MiB, most of them distinct) spends its
-time in per-match work, not in the regex. Here each match is reduced to its
-value, read with one C-level pass per field (``map`` over match methods, no
-Python call per match), and the text is put back together from the stretches
-between values and the values' stand-ins: what lies in a match around its
-value is kept as it is, so the match itself is never sliced. Which value gets
-which stand-in is decided by the caller
-(:meth:`~aw_lookahead._rule_application.RuleApplication`), once per distinct
-value.
+time in per-match work, not in the regex. :func:`values_of` reduces each
+match to its value with one C-level pass per field (``map`` over match
+methods, no Python call per match) and :func:`splice_values` puts the text
+back together from the stretches between values and the values' stand-ins:
+what lies in a match around its value is kept as it is.
+
+A dense rule led by secret names (``password=…``, ``"token": "…"``) is read
+without match objects at all: :func:`split_values` runs one ``split`` of its
+pattern, rewritten so that its groups hold, per match, the text before the
+value (:func:`_with_heads`) and the value, the text after it being one fixed
+text (:func:`value_tails`, read from the parse tree). Which value gets which
+stand-in is decided by the caller
+(:class:`~aw_lookahead._rule_application.RuleApplication`), once per
+distinct value.
 """
 
 from __future__ import annotations
