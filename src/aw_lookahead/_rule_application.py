@@ -7,9 +7,9 @@ with C-level iteration, and the text is put back together in bulk
 read and rewritten value by value, without a pass over its match texts, and
 a dense word-led rule with one ``split`` (:mod:`aw_lookahead._value_splice`).
 One text gets keyed placeholders for at most :data:`DISTINCT_CAP` distinct new
-secrets; past that, one shared placeholder. :class:`RuleApplication` is the part of ``Redactor`` that does
-this; the public methods, the memory of message texts and the walk over
-records are in :mod:`aw_lookahead.redact`.
+secrets; past that, one shared placeholder. :class:`RuleApplication` is the
+part of ``Redactor`` that does this; the public methods, the memory of message
+texts and the walk over records are in :mod:`aw_lookahead.redact`.
 """
 
 from __future__ import annotations
