@@ -287,16 +287,26 @@ def _content_start(source: str, group: int) -> int | None:
     return None if head is None else group + head.end()
 
 
+def _dense(lower: str, literals: Collection[str]) -> bool:
+    """Whether ``literals`` occur once per ``_EVERY`` characters or more, counted in eight
+    stripes of ``lower`` (an eighth of it, spread over it: a few searches of a large text
+    cost more than it saves where there are few)."""
+    stripe = max(len(lower) // 64, 256)
+    starts = range(0, len(lower), max(len(lower) // 8, 1))
+    found = sum(lower.count(word, at, at + stripe) for at in starts for word in literals)
+    return found * _EVERY >= len(starts) * stripe
+
+
 def split_values(
     rule: Rule, text: str, lower: str, has: Callable[[str], bool]
 ) -> tuple[list[str], list[list[str]], list[str], str] | None:
     """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
     object each): the stretches between matches, the part of each match before its value
     (in pieces: one list per piece), the values, and the fixed text after every value.
-    None when the rule's words occur less than once per ``_EVERY`` characters, its first
-    matches hold few distinct values (then deciding goes match by match), or its values
-    cannot be read this way (a value check, a word-start check, no fixed tail, values
-    from different groups): then :meth:`Rule.matches`.
+    None when the rule's words occur less than once per ``_EVERY`` characters
+    (:func:`_dense`), its first matches hold few distinct values (then deciding goes
+    match by match), or its values cannot be read this way (a value check, a word-start
+    check, no fixed tail, values from different groups): then :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
     where each character lower-cases to one that case-insensitive matching takes it for
@@ -308,8 +318,7 @@ def split_values(
         return None
     literals = [literal for literal, _ in rule.branches]
     present = [has(literal) for literal in literals]
-    count = sum(lower.count(literal) for literal in set(compress(literals, present)))
-    if count < len(text) // _EVERY:
+    if not _dense(lower, set(compress(literals, present))):
         return None
     source, flags = rule.regex.pattern, rule.regex.flags
     tails = value_tails(source, flags, rule.groups)
