@@ -123,7 +123,10 @@ def splice_values(
     return new, new_lower, b"".join(parts)
 
 
-_parser: Any = importlib.import_module("re._parser")
+try:
+    _parser: Any = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - a Python without it: no value tails, no split
+    _parser = None
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
 _PROBE = 512
@@ -137,6 +140,8 @@ def value_tails(source: str, flags: int, groups: tuple[str, ...]) -> dict[str, s
     once, or inside a look-around, or followed by anything but uncased literals and
     zero-width checks, has none. Read from the pattern's parse tree (``re._parser``);
     nothing when that cannot be read."""
+    if _parser is None:
+        return {}
     try:
         tree = _parser.parse(source, flags)
         index = re.compile(source, flags).groupindex
@@ -261,8 +266,8 @@ def _with_heads(source: str, name: str, skip: int = 0) -> str | None:
             bars.append((i, stack[-1]))
         i += 1
     target = source.find(f"(?P<{name}>")
-    if target < 0:
-        return None
+    if target not in closes:
+        return None  # not found, or not where a group opens
     path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
     inserts: list[tuple[int, str]] = []
     for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
