@@ -258,7 +258,7 @@ class RuleApplication:
             return None
         if len(set(map(re.Match.group, matches[:_PROBE]))) < least:
             return None  # few distinct matches (and values): not worth reading every value
-        values, starts, stops = values_of(rule, matches)
+        values, starts, stops = values_of(rule, text, matches)
         stand_ins = self._decide_values(rule, learned, made, text, values)
         if stand_ins is None:
             return None

@@ -33,35 +33,39 @@ from ._secret_rule import _CASE_APART, Rule
 __all__ = ["splice_values", "split_values", "value_tails", "values_of"]
 
 _LAST_GROUP = operator.attrgetter("lastgroup")
+_STRING = operator.attrgetter("string")
 
 
-def values_of(rule: Rule, matches: list[re.Match[str]]) -> tuple[list[str], list[int], list[int]]:
+def values_of(
+    rule: Rule, text: str, matches: list[re.Match[str]]
+) -> tuple[list[str], list[int], list[int]]:
     """The value of each match (what :meth:`Rule.value_span` points at), its start and stop.
 
-    A value group is read for all matches at once: the one group of the rule, or
-    with several, the group each match closed last (``lastgroup``), once it is known
-    that no value group before it in :attr:`Rule.groups` took part in that match
-    (then it is the first non-empty one when it is not empty). Where that is not
-    so for some match (an empty or absent group, another group closed last), every
-    span comes from :meth:`Rule.value_span`, one call each.
+    ``matches`` index ``text`` (a scan's matches are on its lower case, with the same
+    spans: the values are read from ``text`` then). A value group is read for all
+    matches at once: the one group of the rule, or with several, the group each match
+    closed last (``lastgroup``), once it is known that no value group before it in
+    :attr:`Rule.groups` took part in that match (then it is the first non-empty one
+    when it is not empty). Where that is not so for some match (an empty or absent
+    group, another group closed last), every span comes from :meth:`Rule.value_span`,
+    one call each.
     """
     groups = rule.groups
-    if not groups:
-        values = list(map(re.Match.group, matches))
-        return values, list(map(re.Match.start, matches)), list(map(re.Match.end, matches))
-    names: Sequence[str] = [groups[0]] * len(matches)
+    names: Sequence[str | int] = [groups[0] if groups else 0] * len(matches)
     if len(groups) > 1:
-        names = list(map(_LAST_GROUP, matches))
-        if not set(names) <= set(groups) or _earlier_took_part(groups, matches, names):
-            return _one_by_one(rule, matches)
-    values = list(map(re.Match.group, matches, names))
+        last = list(map(_LAST_GROUP, matches))
+        if not set(last) <= set(groups) or _earlier_took_part(groups, matches, last):
+            return _one_by_one(rule, text, matches)
+        names = last
+    starts = list(map(re.Match.start, matches, names))
+    stops = list(map(re.Match.end, matches, names))
+    if all(map(operator.is_, map(_STRING, matches), repeat(text))):
+        values = list(map(re.Match.group, matches, names))
+    else:
+        values = list(map(text.__getitem__, map(slice, starts, stops)))
     if not all(values):  # an empty value (or an absent group) means the whole match
-        return _one_by_one(rule, matches)
-    return (
-        values,
-        list(map(re.Match.start, matches, names)),
-        list(map(re.Match.end, matches, names)),
-    )
+        return _one_by_one(rule, text, matches)
+    return values, starts, stops
 
 
 def _earlier_took_part(
@@ -79,11 +83,12 @@ def _earlier_took_part(
     return False
 
 
-def _one_by_one(rule: Rule, matches: list[re.Match[str]]) -> tuple[list[str], list[int], list[int]]:
+def _one_by_one(
+    rule: Rule, text: str, matches: list[re.Match[str]]
+) -> tuple[list[str], list[int], list[int]]:
     spans = list(map(rule.value_span, matches))
     starts = list(map(operator.itemgetter(0), spans))
     stops = list(map(operator.itemgetter(1), spans))
-    text = matches[0].string
     return list(map(text.__getitem__, map(slice, starts, stops))), starts, stops
 
 
