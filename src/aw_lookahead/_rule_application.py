@@ -277,9 +277,9 @@ class RuleApplication:
         object each) and decided per value, and its lower case when ``text`` was in lower
         case and is wide (lower-cased again, it costs more); None when not read or decided
         that way."""
-        if not rule.lead or rule.accept is not None or PLACEHOLDER_PREFIX in text:
+        if rule.accept is not None:
             return None
-        split = split_values(rule, text, lower, has)
+        split = split_values(rule, text, lower, has, unless=PLACEHOLDER_PREFIX)
         if split is None:
             return None
         gaps, heads, values, tail = split

@@ -308,7 +308,7 @@ def _dense(lower: str, literals: Collection[str]) -> bool:
 
 
 def split_values(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool]
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
 ) -> tuple[list[str], list[list[str]], list[str], str] | None:
     """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
     object each): the stretches between matches, the part of each match before its value
@@ -316,7 +316,8 @@ def split_values(
     None when the rule's words occur less than once per ``_EVERY`` characters
     (:func:`_dense`), its first matches hold few distinct values (then deciding goes
     match by match), or its values cannot be read this way (a value check, a word-start
-    check, no fixed tail, values from different groups): then :meth:`Rule.matches`.
+    check, no fixed tail, values from different groups), or ``text`` holds ``unless``:
+    then :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
     where each character lower-cases to one that case-insensitive matching takes it for
@@ -328,7 +329,7 @@ def split_values(
         return None
     literals = [literal for literal, _ in rule.branches]
     present = [has(literal) for literal in literals]
-    if not _dense(lower, set(compress(literals, present))):
+    if not _dense(lower, set(compress(literals, present))) or (unless and unless in text):
         return None
     source, flags = rule.regex.pattern, rule.regex.flags
     tails = value_tails(source, flags, rule.groups)
