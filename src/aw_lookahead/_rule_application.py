@@ -114,7 +114,8 @@ class RuleApplication:
         learned: dict[str, str] = {}
         over_cap, size = self.over_cap, len(text)
         aligned = aligned_copies(text) if len(lower) != len(text) else None
-        for rule in rules:
+        for index, rule in enumerate(rules, 1):
+            more = index < len(rules)  # after the last rule, no lower case is needed
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
             if hints is None and not rule.applies(lower, ascii_only):
@@ -128,8 +129,7 @@ class RuleApplication:
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
-                split = self._by_split(rule, learned, made, text, lower, hints.has)
-                new, new_lower = split if split is not None else (None, None)
+                new = self._by_split(rule, learned, made, text, lower, hints.has)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
@@ -139,16 +139,20 @@ class RuleApplication:
                     matches = rule.matches(text, lower, has, narrow, aligned)
                 # ASCII text is lower-cased again faster than it is spliced around many matches.
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
-                on = lower if per_char and few and len(text) >= BULK_CHARS else None
+                on = lower if per_char and few and more and len(text) >= BULK_CHARS else None
                 was = hints.narrow_made if hints is not None else None
                 done = self._by_values(rule, learned, made, text, matches, on, was)
                 if done is None:
                     done = splice_lowered(text, on, matches, decide, decide_all, was)
                 new, new_lower, new_narrow = done
-            if new != text:
-                text, lower = new, new_lower if new_lower is not None else new.lower()
-                hints = hints.after(lower, made, new_narrow) if hints is not None else None
-                aligned = aligned_copies(text) if len(lower) != len(text) else None
+            if new == text:
+                continue
+            text = new
+            if not more:
+                break
+            lower = new_lower if new_lower is not None else new.lower()
+            hints = hints.after(lower, made, new_narrow) if hints is not None else None
+            aligned = aligned_copies(text) if len(lower) != len(text) else None
         self._learn(learned.items())
         if self.over_cap != over_cap:
             _log.warning(
@@ -272,11 +276,9 @@ class RuleApplication:
         text: str,
         lower: str,
         has: Callable[[str], bool],
-    ) -> tuple[str, str | None] | None:
+    ) -> str | None:
         """``text`` through a rule dense with matches, read by :func:`split_values` (no match
-        object each) and decided per value, and its lower case when ``text`` was in lower
-        case and is wide (lower-cased again, it costs more); None when not read or decided
-        that way."""
+        object each) and decided per value; None when not read or decided that way."""
         if rule.accept is not None:
             return None
         split = split_values(rule, text, lower, has, unless=PLACEHOLDER_PREFIX)
@@ -293,12 +295,7 @@ class RuleApplication:
             pieces[at::step] = head
         at = len(heads) + 1
         pieces[at::step] = stand_ins
-        new = "".join(pieces)
-        if lower.isascii() or lower != text:
-            return new, None
-        lowered = {s: s.lower() for s in made}
-        pieces[at::step] = map(lowered.__getitem__, stand_ins)
-        return new, "".join(pieces)
+        return "".join(pieces)
 
     def _decide_values(
         self, rule: Rule, learned: dict[str, str], made: set[str], text: str, values: list[str]
