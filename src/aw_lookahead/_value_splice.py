@@ -135,6 +135,7 @@ except ImportError:  # pragma: no cover - a Python without it: no value tails, n
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
 _PROBE = 512
+_SAMPLE = 16384
 
 
 @functools.cache
@@ -297,14 +298,12 @@ def _content_start(source: str, group: int) -> int | None:
     return None if head is None else group + head.end()
 
 
-def _dense(lower: str, literals: Collection[str]) -> bool:
-    """Whether ``literals`` occur once per ``_EVERY`` characters or more, counted in eight
-    stripes of ``lower`` (an eighth of it, spread over it: a few searches of a large text
-    cost more than it saves where there are few)."""
-    stripe = max(len(lower) // 64, 256)
-    starts = range(0, len(lower), max(len(lower) // 8, 1))
-    found = sum(lower.count(word, at, at + stripe) for at in starts for word in literals)
-    return found * _EVERY >= len(starts) * stripe
+def _dense(lower: str, words: Collection[str]) -> bool:
+    """Whether ``words`` occur once per ``_EVERY`` characters or more in the first
+    ``_SAMPLE`` characters of ``lower``: a text where they are many is told at little cost
+    from one where they are few (a text dense only further on is read match by match)."""
+    end = min(len(lower), _SAMPLE)
+    return sum(lower.count(word, 0, end) for word in words) * _EVERY >= end
 
 
 def split_values(
@@ -328,6 +327,8 @@ def split_values(
     if not rule.lead or not rule.groups or rule.accept is not None or rule.word_start:
         return None
     literals = [literal for literal, _ in rule.branches]
+    if rule.roots and not lower.isascii() and not _dense(lower, list(filter(has, rule.roots))):
+        return None  # every match starts with a root, which Rule.matches looks up anyway
     present = [has(literal) for literal in literals]
     if not _dense(lower, set(compress(literals, present))) or (unless and unless in text):
         return None
