@@ -114,8 +114,8 @@ class RuleApplication:
         learned: dict[str, str] = {}
         over_cap, size = self.over_cap, len(text)
         aligned = aligned_copies(text) if len(lower) != len(text) else None
-        for index, rule in enumerate(rules, 1):
-            more = index < len(rules)  # after the last rule, no lower case is needed
+        last = rules[-1] if rules else None  # after it, no lower case is needed
+        for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
             if hints is None and not rule.applies(lower, ascii_only):
@@ -139,16 +139,19 @@ class RuleApplication:
                     matches = rule.matches(text, lower, has, narrow, aligned)
                 # ASCII text is lower-cased again faster than it is spliced around many matches.
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
+                more = rule is not last
                 on = lower if per_char and few and more and len(text) >= BULK_CHARS else None
                 was = hints.narrow_made if hints is not None else None
-                done = self._by_values(rule, learned, made, text, matches, on, was)
+                done = None
+                if len(matches) >= _bulk_redaction._DECIDE_ALL:
+                    done = self._by_values(rule, learned, made, text, matches, on, was)
                 if done is None:
                     done = splice_lowered(text, on, matches, decide, decide_all, was)
                 new, new_lower, new_narrow = done
             if new == text:
                 continue
             text = new
-            if not more:
+            if rule is last:
                 break
             lower = new_lower if new_lower is not None else new.lower()
             hints = hints.after(lower, made, new_narrow) if hints is not None else None
