@@ -331,9 +331,10 @@ class RuleApplication:
         shared = f"{PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
         over = len(seen) - len(again) - len(kept)
         if over:
+            kept_before = dict(self._stand_ins)  # one C call: other threads may add meanwhile
             before = {
                 v: s
-                for (k, v), s in self._stand_ins.items()
+                for (k, v), s in kept_before.items()
                 if k == kind and v in seen and v not in learned
             }
             self.over_cap += over - len(before)

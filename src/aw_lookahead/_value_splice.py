@@ -200,7 +200,7 @@ def _fixed(items: list[tuple[Any, Any]]) -> str | None:
     return "".join(text)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _split_form(
     source: str,
     flags: int,
