@@ -86,6 +86,7 @@ def _earlier_took_part(
 def _one_by_one(
     rule: Rule, text: str, matches: list[re.Match[str]]
 ) -> tuple[list[str], list[int], list[int]]:
+    """:func:`values_of` through :meth:`Rule.value_span`, one call per match."""
     spans = list(map(rule.value_span, matches))
     starts = list(map(operator.itemgetter(0), spans))
     stops = list(map(operator.itemgetter(1), spans))
@@ -135,7 +136,9 @@ except ImportError:  # pragma: no cover - a Python without it: no value tails, n
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
 _PROBE = 512
+"""The first matches read to tell whether a dense rule's values are many distinct ones."""
 _SAMPLE = 16384
+"""How much of the start of a text tells whether a word-led rule is dense in it."""
 
 
 @functools.cache
