@@ -320,19 +320,24 @@ def test_values_are_those_value_span_points_at() -> None:
     rule = Rule("x", regex, hints=("password", "token"), anchored=True, lead=("password", "token"))
     for every in (0, 7):
         text = "".join(
-            f"{('password', 'TOKEN')[i % 2]}={'a' if every and i % every == 3 else ''}b{i} "
+            f"{('password', 'TOKEN')[i % 2]}={'a' if every and i % every == 3 else ''}"
+            f"{('b', 'B')[i % 2]}{i} "
             for i in range(3000)
         )
         found = list(regex.finditer(text))
         want = [text[slice(*rule.value_span(m))] for m in found]
         assert values_of(rule, text, found)[0] == want
+        scanned = list(re.compile(regex.pattern[4:]).finditer(text.lower()))  # as rule.scan
+        assert values_of(rule, text, scanned)[0] == want  # read from the text, not its lower case
         optional = re.compile(r"(?i)(?:password|token)=(?P<secret>[a-z0-9]*)")
         one = Rule("y", optional, hints=("password",), anchored=True, lead=("password", "token"))
-        with_empty = text.replace("=b", "= b") if every else text
+        with_empty = text.replace("=b", "= b").replace("=B", "= B") if every else text
         found_one = list(optional.finditer(with_empty))
         want_one = [with_empty[slice(*one.value_span(m))] for m in found_one]
         assert values_of(one, with_empty, found_one)[0] == want_one
-        assert (split_values(one, with_empty, with_empty.lower(), "".__ne__) is None) == bool(every)
+        assert (split_values(one, with_empty, with_empty.lower(), lambda _: True) is None) == bool(
+            every
+        )
         lower = text.lower()
         split = split_values(rule, text, lower, lower.__contains__)
         assert (split is None) == bool(every)
