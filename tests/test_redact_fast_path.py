@@ -101,7 +101,10 @@ def _reference_matches(rule: Rule, text: str) -> list[tuple[int, int]]:
 def test_each_rule_finds_in_a_large_text_what_its_pattern_finds(seed: int) -> None:
     rules = builtin_rules()
     vocabulary = frozenset(h for rule in rules for h in rule.hints)
-    for text in _texts(seed, 12):
+    rng = random.Random(seed)
+    dense = [_dense_distinct(rng, shape, 800) for shape in range(9)]  # anchors past the scan's
+    dense = [text.replace("\u017fecret", "secret") for text in dense]  # see the test below
+    for text in _texts(seed, 12) + dense:
         lower = text.lower()
         hints = HintWords(lower, lower.isascii(), vocabulary)
         for rule in rules:
@@ -164,15 +167,20 @@ def test_case_insensitive_matching_takes_no_other_character_for_an_anchor_charac
     the characters of ``_CASE_APART``: case-insensitive matching takes a character ``c``
     for an anchor's character ``x`` only when ``c`` lower-cases to ``x`` (the capital
     dotted I: to ``i`` there), and only the capital dotted I lower-cases to two. The
-    same holds for every letter of a word-led pattern (``split_values`` reads a text in
-    lower case without ``(?i)`` when it holds none of ``_CASE_APART``)."""
+    same holds for every letter of a pattern with a scan, and ``\\w``, ``\\s``, ``\\d``
+    say the same of a character and its lower case (a wide text with none of
+    ``_CASE_APART`` is scanned in lower case, and split without ``(?i)``)."""
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
     assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]
     anchored = [rule for rule in builtin_rules() if rule.anchored]
     chars = {c for rule in anchored for word in rule.anchors or rule.hints for c in word}
     for rule in anchored:
-        if rule.lead:
-            chars |= set(re.sub(r"\(\?P<\w+>|\(\?i\)", "", rule.regex.pattern))
+        if rule.scan is not None:
+            chars |= set(re.sub(r"\(\?P<\w+>|\(\?i\)", "", rule.regex.pattern).lower())
+    same = "".join(c for c in every if c not in _CASE_APART and c != "\u0130")
+    for category in (r"\w", r"\s", r"\d"):  # the scan tests them on the lower case
+        on_text = [m.start() for m in re.finditer(category, same)]
+        assert on_text == [m.start() for m in re.finditer(category, same.lower())]
     apart = set()
     for x in sorted(chars):
         for c in re.findall("(?i)" + re.escape(x), every):
@@ -210,6 +218,7 @@ def test_a_capital_dotted_i_does_not_change_what_anchored_rules_find() -> None:
 def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
     """``count`` secrets, most distinct (past the cap), in one of several dense shapes."""
     names = ["password", "token", "PASSWORD", "Password", "пароль", "secret", "\u017fecret"]
+    names.append("password_ha\u017fh")  # a long s for an s: the whole pattern takes it
     aws = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"  # a value another rule learns first
     parts = [f"aws {aws}\n"] if shape == 8 else []
     ends = ["x", "Q", "_z"] + (["é"] if rng.random() < 0.5 else [])  # ASCII or wide text
