@@ -31,6 +31,7 @@ import atexit
 import functools
 import importlib
 import io
+import itertools
 import logging
 import re
 import shutil
@@ -78,6 +79,18 @@ def _adversarial(size: int) -> dict[str, str]:
         return (head + unit * (size // len(unit) + 1))[:size]
 
     n = size // len("password=v0000000x ")  # as many distinct secrets as fit
+
+    def units(unit: Callable[[int], str]) -> str:
+        """``unit(0) + unit(1) + …``, as many whole units as fit in ``size`` characters."""
+        parts, total = [], 0
+        for i in itertools.count():
+            part = unit(i)
+            if total + len(part) > size:
+                return "".join(parts)
+            parts.append(part)
+            total += len(part)
+        raise AssertionError("unreachable")
+
     return {
         "ordinary output": fill("src/mod.py:12: def f(x): return x  # code\n"),
         "PEM headers, no end": fill("-----BEGIN RSA PRIVATE KEY-----x"),
@@ -95,6 +108,17 @@ def _adversarial(size: int) -> dict[str, str]:
         "dense: JWTs": fill("eyJhbGciOi.eyJ"),
         "dense: camelCase keys": fill('{"userPassword": "hunter2x", "accessToken": "t0k3n-abc"} '),
         "dense: distinct password=": "".join(f"password=v{i:07d}x " for i in range(n)),
+        "dense: distinct, é first": "é" + "".join(f"password=v{i:07d}x " for i in range(n)),
+        "dense: distinct password/token": units(
+            lambda i: f"{('password', 'token')[i % 2]}=v{i:07d}x "
+        ),
+        "dense: distinct mixed case": units(
+            lambda i: f"{('PASSWORD', 'Password')[i % 2]}=v{i:07d}x "
+        ),
+        "dense: distinct JSON pairs": units(lambda i: f'"password": "v{i:07d}x", '),
+        "dense: half distinct": units(
+            lambda i: f"password=v{i:07d}x " if i % 2 else f"password=hunter{i % 16:02d} "
+        ),
     }
 
 

@@ -226,8 +226,9 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(row.split())
     for row in (
         "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
-        " _bulk_redaction _pattern_forms",
+        " _bulk_redaction _pattern_forms _keyed_hash",
         "_secret_rule",
+        "_value_splice",
         "_redact_rules _rule_application",
         "redact _extras _jsonl _sync _endpoint_errors",
         "trajectory endpoint",

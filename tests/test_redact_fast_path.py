@@ -12,6 +12,7 @@ characters that lower-case or case-fold in unusual ways.
 
 from __future__ import annotations
 
+import hmac
 import random
 import re
 from pathlib import Path
@@ -19,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
+from aw_lookahead._keyed_hash import KeyedSha256
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
 from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
+from aw_lookahead._value_splice import _with_heads, split_values, value_tails, values_of
 from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus
 
@@ -98,7 +101,10 @@ def _reference_matches(rule: Rule, text: str) -> list[tuple[int, int]]:
 def test_each_rule_finds_in_a_large_text_what_its_pattern_finds(seed: int) -> None:
     rules = builtin_rules()
     vocabulary = frozenset(h for rule in rules for h in rule.hints)
-    for text in _texts(seed, 12):
+    rng = random.Random(seed)
+    dense = [_dense_distinct(rng, shape, 800) for shape in range(9)]  # anchors past the scan's
+    dense = [text.replace("\u017fecret", "secret") for text in dense]  # see the test below
+    for text in _texts(seed, 12) + dense:
         lower = text.lower()
         hints = HintWords(lower, lower.isascii(), vocabulary)
         for rule in rules:
@@ -160,11 +166,21 @@ def test_case_insensitive_matching_takes_no_other_character_for_an_anchor_charac
     """Where an anchored pattern matches, :func:`aligned_lower` holds the anchor, but for
     the characters of ``_CASE_APART``: case-insensitive matching takes a character ``c``
     for an anchor's character ``x`` only when ``c`` lower-cases to ``x`` (the capital
-    dotted I: to ``i`` there), and only the capital dotted I lower-cases to two."""
+    dotted I: to ``i`` there), and only the capital dotted I lower-cases to two. The
+    same holds for every letter of a pattern with a scan, and ``\\w``, ``\\s``, ``\\d``
+    say the same of a character and its lower case (a wide text with none of
+    ``_CASE_APART`` is scanned in lower case, and split without ``(?i)``)."""
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
     assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]
     anchored = [rule for rule in builtin_rules() if rule.anchored]
     chars = {c for rule in anchored for word in rule.anchors or rule.hints for c in word}
+    for rule in anchored:
+        if rule.scan is not None:
+            chars |= set(re.sub(r"\(\?P<\w+>|\(\?i\)", "", rule.regex.pattern).lower())
+    same = "".join(c for c in every if c not in _CASE_APART and c != "\u0130")
+    for category in (r"\w", r"\s", r"\d"):  # the scan tests them on the lower case
+        on_text = [m.start() for m in re.finditer(category, same)]
+        assert on_text == [m.start() for m in re.finditer(category, same.lower())]
     apart = set()
     for x in sorted(chars):
         for c in re.findall("(?i)" + re.escape(x), every):
@@ -197,3 +213,147 @@ def test_a_capital_dotted_i_does_not_change_what_anchored_rules_find() -> None:
             slow = Redactor(key=key)
             slow._rules = [_alone(rule) for rule in slow._rules]
             assert Redactor(key=key).text(text) == slow.text(text)
+
+
+def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
+    """``count`` secrets, most distinct (past the cap), in one of several dense shapes."""
+    names = ["password", "token", "PASSWORD", "Password", "пароль", "secret", "\u017fecret"]
+    names.append("password_ha\u017fh")  # a long s for an s: the whole pattern takes it
+    aws = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"  # a value another rule learns first
+    parts = [f"aws {aws}\n"] if shape == 8 else []
+    ends = ["x", "Q", "_z"] + (["é"] if rng.random() < 0.5 else [])  # ASCII or wide text
+    for i in range(count):
+        value = f"v{i:07d}{rng.choice(ends)}"
+        if shape in (0, 8):
+            parts.append(f"password={aws if shape == 8 and i == count // 2 else value} ")
+        elif shape == 1:
+            parts.append(f"{('password', 'token')[i % 2]}={value} ")
+        elif shape == 2:
+            parts.append(f"{('PASSWORD', 'Password')[i % 2]}={value} ")
+        elif shape == 3:
+            parts.append(f'"password": "{value}", ')
+        elif shape == 4:
+            parts.append(f"password={value if i % 2 else f'hunter{i % 16:02d}'} ")
+        elif shape == 5:
+            parts.append(f"password={value} " if i % 3 else f"password='{value}' ")
+        else:  # several names, separators and ends; 7: all in lower case
+            name = rng.choice([n for n in names if shape == 6 or n == n.lower()])
+            sep = rng.choice(["=", ": ", " = ", "：", "%3d"])
+            parts.append(name + sep + value + rng.choice([" ", "\n", "; "]))
+    text = "".join(parts)
+    at = rng.randrange(len(text))
+    extra = ["", "", "", "é", "密", "\u0130", "\u017f", "\u03a3", "[REDACTED_SECRET_0a1b2c]"]
+    return text[:at] + rng.choice(extra) + text[at:]
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+def test_dense_distinct_secrets_are_redacted_as_match_by_match(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dense secrets, most distinct (past the cap), in several names, cases, quotes and
+    scripts, through one redactor after another: each text, what is learned, the count
+    past the cap and the placeholders remembered are what deciding each distinct match
+    text gives (``splice_lowered``: no split, no decisions per value). Secret names
+    written with a long s are not recognised there (hints are looked for in the lower
+    case), and must not be here either."""
+    rng = random.Random(seed)
+    few = " ".join(f"password=v{i:07d}{end}" for i in range(1100, 1120) for end in "xéq")
+    texts = [few] + [_dense_distinct(rng, s, rng.choice([1500, 3000])) for s in range(8)]
+    texts += [texts[1][: len(texts[1]) // 2] + texts[6], _dense_distinct(rng, 8, 300)]
+
+    def run(texts: list[str], *, decided_per_match: bool, alone: bool) -> list[object]:
+        redactor = Redactor(key=b"dense-key-16byte")
+        if alone:
+            redactor._rules = [_alone(rule) for rule in redactor._rules]
+        if decided_per_match:
+            monkeypatch.setattr(redactor, "_by_split", lambda *a: None)
+            monkeypatch.setattr(redactor, "_by_values", lambda *a: None)
+        outs = [redactor.text(text) for text in texts]
+        return [outs, redactor.over_cap, redactor._known.learned_since(0), redactor._stand_ins]
+
+    fast = run(texts, decided_per_match=False, alone=False)
+    assert fast[1]  # past the cap
+    assert any("REDACTED_AWS_SECRET" in out for out in fast[0])
+    assert run(texts, decided_per_match=True, alone=False) == fast
+    texts = [text.replace("\u017f", "s") for text in texts]
+    fast = run(texts, decided_per_match=False, alone=False)
+    assert run(texts, decided_per_match=True, alone=True) == fast
+
+
+def test_value_groups_have_the_tails_and_heads_the_split_reads() -> None:
+    """For each value group with a fixed tail, every match where it holds the value ends
+    with that tail, and the head groups added for it hold the text before it, in the
+    matches the pattern itself finds."""
+    rng = random.Random(13)
+    texts = _texts(14, 4) + [_dense_distinct(rng, shape, 300) for shape in range(8)]
+    checked = 0
+    for rule in builtin_rules():
+        source, flags = rule.regex.pattern, rule.regex.flags
+        tails = value_tails(source, flags, rule.groups)
+        for name, tail in tails.items():
+            body = re.sub(r"^\(\?[aiLmsux]+\)", "", source)
+            heads = _with_heads(body, name)
+            assert heads is not None, (rule.kind, name)
+            prefix = source[: len(source) - len(body)]
+            with_heads = re.compile(prefix + heads)
+            for text in texts:
+                want = list(rule.regex.finditer(text))
+                got = list(with_heads.finditer(text))
+                assert [m.span() for m in got] == [m.span() for m in want], rule.kind
+                for m in got:
+                    if m.group(name):
+                        pieces = [g for k, g in m.groupdict().items() if k.startswith("aw_head")]
+                        assert "".join(pieces) == text[m.start() : m.start(name)]
+                        assert text[m.end(name) : m.end()] == tail
+                        checked += 1
+    assert checked > 1000
+    assert value_tails(r"(?P<secret>a)+b", 0, ("secret",)) == {}
+    assert value_tails(r"(?=(?P<secret>a))a", 0, ("secret",)) == {}
+    assert value_tails(r"(?P<secret>a)\w", 0, ("secret",)) == {}
+
+
+def test_keyed_digests_are_hmac_sha256() -> None:
+    rng = random.Random(15)
+    for size in (0, 16, 64, 65, 200):
+        key = rng.randbytes(size)
+        messages = [rng.randbytes(rng.randrange(300)) for _ in range(50)]
+        want = [hmac.digest(key, m, "sha256") for m in messages]
+        assert KeyedSha256(key).digests(messages) == want
+
+
+def test_values_are_those_value_span_points_at() -> None:
+    """Where a value group can be empty, or an earlier one can take part too, each value
+    read in bulk (by match, by ``split``) is the one :meth:`Rule.value_span` points at,
+    or the split is not taken."""
+    regex = re.compile(r"(?i)(?:password|token)=(?P<secret>a*)(?P<dq>b[0-9]+)")
+    rule = Rule("x", regex, hints=("password", "token"), anchored=True, lead=("password", "token"))
+    for every in (0, 7):
+        text = "".join(
+            f"{('password', 'TOKEN')[i % 2]}={'a' if every and i % every == 3 else ''}"
+            f"{('b', 'B')[i % 2]}{i} "
+            for i in range(3000)
+        )
+        found = list(regex.finditer(text))
+        want = [text[slice(*rule.value_span(m))] for m in found]
+        assert values_of(rule, text, found)[0] == want
+        scanned = list(re.compile(regex.pattern[4:]).finditer(text.lower()))  # as rule.scan
+        assert values_of(rule, text, scanned)[0] == want  # read from the text, not its lower case
+        optional = re.compile(r"(?i)(?:password|token)=(?P<secret>[a-z0-9]*)")
+        one = Rule("y", optional, hints=("password",), anchored=True, lead=("password", "token"))
+        with_empty = text.replace("=b", "= b").replace("=B", "= B") if every else text
+        found_one = list(optional.finditer(with_empty))
+        want_one = [with_empty[slice(*one.value_span(m))] for m in found_one]
+        assert values_of(one, with_empty, found_one)[0] == want_one
+        assert (split_values(one, with_empty, with_empty.lower(), lambda _: True) is None) == bool(
+            every
+        )
+        lower = text.lower()
+        split = split_values(rule, text, lower, lower.__contains__)
+        assert (split is None) == bool(every)
+        if split is not None:
+            gaps, heads, values, tail = split
+            assert values == want
+            pieces = [
+                p for i, v in enumerate(values) for p in (gaps[i], *(h[i] for h in heads), v, tail)
+            ]
+            assert "".join(pieces) + gaps[-1] == text

@@ -3,11 +3,13 @@
 The rules run in order over the text; each distinct secret a rule finds is
 decided once (its keyed placeholder, an HMAC of the secret), many at once
 with C-level iteration, and the text is put back together in bulk
-(:mod:`aw_lookahead._bulk_redaction`). One text gets keyed placeholders for
-at most :data:`DISTINCT_CAP` distinct new secrets; past that, one shared
-placeholder. :class:`RuleApplication` is the part of ``Redactor`` that does
-this; the public methods, the memory of message texts and the walk over
-records are in :mod:`aw_lookahead.redact`.
+(:mod:`aw_lookahead._bulk_redaction`); a rule dense with distinct secrets is
+read and rewritten value by value, without a pass over its match texts, and
+a dense word-led rule with one ``split`` (:mod:`aw_lookahead._value_splice`).
+One text gets keyed placeholders for at most :data:`DISTINCT_CAP` distinct new
+secrets; past that, one shared placeholder. :class:`RuleApplication` is the
+part of ``Redactor`` that does this; the public methods, the memory of message
+texts and the walk over records are in :mod:`aw_lookahead.redact`.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ import logging
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from itertools import repeat
+from itertools import filterfalse, islice, repeat
 
+from . import _bulk_redaction
 from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
+from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
+from ._value_splice import splice_values, split_values, values_of
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
 
@@ -36,6 +41,9 @@ DISTINCT_CAP = 1024
 STAND_INS_KEPT = 4096
 """The most placeholders (and message texts, in ``Redactor``) remembered before starting over."""
 _SHARED_SUFFIX = "_many]"
+_PROBE = 512
+"""The first matches looked at to tell whether many are distinct."""
+_IS_PLACEHOLDER = operator.methodcaller("startswith", PLACEHOLDER_PREFIX)
 _SPLICE_ASCII = 1024
 """Up to this many matches in a large ASCII text, its new lower case is spliced."""
 _log = logging.getLogger("aw_lookahead")
@@ -67,7 +75,7 @@ class RuleApplication:
 
     def __init__(self, key: bytes) -> None:
         self._key = key
-        self._mac: hmac.HMAC | None = None  # the keyed state, copied per secret in bulk
+        self._mac: KeyedSha256 | None = None  # the keyed states, copied per secret in bulk
         self._known = KnownSecrets(PLACEHOLDER_PREFIX)
         self._stand_ins: dict[tuple[str, str], str] = {}
         self.over_cap = 0
@@ -106,6 +114,7 @@ class RuleApplication:
         learned: dict[str, str] = {}
         over_cap, size = self.over_cap, len(text)
         aligned = aligned_copies(text) if len(lower) != len(text) else None
+        last = rules[-1] if rules else None  # after it, no lower case is needed
         for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
@@ -119,6 +128,8 @@ class RuleApplication:
             new_lower: str | None = None
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            if new is None and bulk is None and hints is not None:
+                new = self._by_split(rule, learned, made, text, lower, hints.has)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
@@ -128,15 +139,23 @@ class RuleApplication:
                     matches = rule.matches(text, lower, has, narrow, aligned)
                 # ASCII text is lower-cased again faster than it is spliced around many matches.
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
-                on = lower if per_char and few and len(text) >= BULK_CHARS else None
+                more = rule is not last
+                on = lower if per_char and few and more and len(text) >= BULK_CHARS else None
                 was = hints.narrow_made if hints is not None else None
-                new, new_lower, new_narrow = splice_lowered(
-                    text, on, matches, decide, decide_all, was
-                )
-            if new != text:
-                text, lower = new, new_lower if new_lower is not None else new.lower()
-                hints = hints.after(lower, made, new_narrow) if hints is not None else None
-                aligned = aligned_copies(text) if len(lower) != len(text) else None
+                done = None
+                if len(matches) >= _bulk_redaction._DECIDE_ALL:
+                    done = self._by_values(rule, learned, made, text, matches, on, was)
+                if done is None:
+                    done = splice_lowered(text, on, matches, decide, decide_all, was)
+                new, new_lower, new_narrow = done
+            if new == text:
+                continue
+            text = new
+            if rule is last:
+                break
+            lower = new_lower if new_lower is not None else new.lower()
+            hints = hints.after(lower, made, new_narrow) if hints is not None else None
+            aligned = aligned_copies(text) if len(lower) != len(text) else None
         self._learn(learned.items())
         if self.over_cap != over_cap:
             _log.warning(
@@ -229,10 +248,109 @@ class RuleApplication:
         after = map(text.__getitem__, map(slice, stops, map(re.Match.end, matches)))
         return list(map(operator.add, map(operator.add, before, stand_ins), after))
 
+    def _by_values(
+        self,
+        rule: Rule,
+        learned: dict[str, str],
+        made: set[str],
+        text: str,
+        matches: list[re.Match[str]],
+        lower: str | None,
+        narrow: bytes | None,
+    ) -> tuple[str, str | None, bytes | None] | None:
+        """What :func:`splice_lowered` gives with :meth:`_stand_in_all` deciding, for many
+        matches, decided per value (:meth:`_decide_values`); None where that may differ."""
+        least = _bulk_redaction._DECIDE_ALL
+        if len(matches) < least or rule.accept is not None:
+            return None
+        if len(set(map(re.Match.group, matches[:_PROBE]))) < least:
+            return None  # few distinct matches (and values): not worth reading every value
+        values, starts, stops = values_of(rule, text, matches)
+        stand_ins = self._decide_values(rule, learned, made, text, values)
+        if stand_ins is None:
+            return None
+        return splice_values(text, lower, narrow, starts, stops, stand_ins, made)
+
+    def _by_split(
+        self,
+        rule: Rule,
+        learned: dict[str, str],
+        made: set[str],
+        text: str,
+        lower: str,
+        has: Callable[[str], bool],
+    ) -> str | None:
+        """``text`` through a rule dense with matches, read by :func:`split_values` (no match
+        object each) and decided per value; None when not read or decided that way."""
+        if rule.accept is not None:
+            return None
+        split = split_values(rule, text, lower, has, unless=PLACEHOLDER_PREFIX)
+        if split is None:
+            return None
+        gaps, heads, values, tail = split
+        stand_ins = self._decide_values(rule, learned, made, text, values)
+        if stand_ins is None:
+            return None
+        step = len(heads) + (3 if tail else 2)
+        pieces: list[str] = [tail] * (step * len(values) + 1)
+        pieces[0::step] = gaps
+        for at, head in enumerate(heads, 1):
+            pieces[at::step] = head
+        at = len(heads) + 1
+        pieces[at::step] = stand_ins
+        return "".join(pieces)
+
+    def _decide_values(
+        self, rule: Rule, learned: dict[str, str], made: set[str], text: str, values: list[str]
+    ) -> list[str] | None:
+        """The stand-in of each of ``values`` (one per match of ``rule``, in order) as
+        :meth:`_stand_in_all` gives it to the distinct matches holding them: its keyed
+        placeholder, learned, for the first new ones up to the cap, then the placeholder it
+        had before or the shared one. ``made`` gets each stand-in.
+
+        None (decide match by match) where that could differ from what ``splice_lowered``
+        does: fewer than ``_DECIDE_ALL`` distinct values (it would decide match by match,
+        remembering placeholders), a value check, a value that is a placeholder, or a value
+        this text already gave a placeholder of another kind.
+        """
+        if PLACEHOLDER_PREFIX in text and any(map(_IS_PLACEHOLDER, values)):
+            return None
+        seen = set(values)
+        if len(seen) < _bulk_redaction._DECIDE_ALL:
+            return None
+        kind = rule.label or rule.kind
+        again = [v for v in learned if v in seen]
+        if again and self._keyed(kind, again) != list(map(learned.__getitem__, again)):
+            return None
+        room = max(DISTINCT_CAP - len(learned), 0)
+        kept = _first_new(values, learned, room, all_new=len(seen) == len(values))
+        keyed = self._keyed(kind, kept)
+        learned.update(zip(kept, keyed, strict=True))
+        made.update(keyed, map(learned.__getitem__, again))
+        decided = learned
+        shared = f"{PLACEHOLDER_PREFIX}{kind.upper()}{_SHARED_SUFFIX}"
+        over = len(seen) - len(again) - len(kept)
+        if over:
+            kept_before = dict(self._stand_ins)  # one C call: other threads may add meanwhile
+            before = {
+                v: s
+                for (k, v), s in kept_before.items()
+                if k == kind and v in seen and v not in learned
+            }
+            self.over_cap += over - len(before)
+            if before:
+                decided = {**learned, **before}
+                made.update(before.values())
+            if over > len(before):
+                made.add(shared)
+        return list(map(decided.get, values, repeat(shared)))
+
     def _keyed(self, kind: str, values: list[str]) -> list[str]:
         """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""
         encoded = map(operator.methodcaller("encode", "utf-8", "surrogatepass"), values)
-        digests = map(self._digest, encoded)
+        if self._mac is None:
+            self._mac = KeyedSha256(self._key)
+        digests = self._mac.digests(encoded)
         template = f"{PLACEHOLDER_PREFIX}{kind.upper()}_{{}}]"
         short = map(bytes.hex, map(operator.itemgetter(slice(0, 3)), digests))
         return list(map(template.format, short))
@@ -253,15 +371,20 @@ class RuleApplication:
         decided.update(zip(rest, over, strict=True))
         return list(map(decided.__getitem__, values))
 
-    def _digest(self, data: bytes) -> bytes:
-        """``hmac.digest(key, data, "sha256")``, a third cheaper for many secrets: the
-        keyed state is copied instead of set up again."""
-        if self._mac is None:
-            self._mac = hmac.new(self._key, digestmod="sha256")
-        mac = self._mac.copy()
-        mac.update(data)
-        return mac.digest()
-
     def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remember ``pairs`` (secret, placeholder) as known secrets."""
         self._known.learn(pairs)
+
+
+def _first_new(
+    values: list[str], learned: dict[str, str], room: int, *, all_new: bool
+) -> list[str]:
+    """The first ``room`` distinct values not in ``learned``, in order of first occurrence
+    (``all_new``: ``values`` are distinct), looking at no more of ``values`` than needed."""
+    size = 4 * room + 64
+    while True:
+        head = values[:size] if all_new else dict.fromkeys(islice(values, size))
+        fresh = list(islice(filterfalse(learned.__contains__, head), room))
+        if len(fresh) == room or size >= len(values):
+            return fresh
+        size *= 4

@@ -134,7 +134,7 @@ class Rule:
             found = self._unaligned(text, has, aligned() if aligned else _copies(text))
         elif self.branches and lower.isascii():
             found = self._by_branches(lower, has)
-        elif (starts := self._anchor_starts(lower, has, narrow)) is None:
+        elif (starts := self._anchor_starts(lower, has, narrow, text)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
@@ -288,10 +288,14 @@ class Rule:
         lower: str,
         has: Callable[[str], bool],
         narrow: Callable[[], bytes] | None = None,
+        text: str = "",
     ) -> list[int] | None:
         """Where the anchors are (by their :attr:`roots`: some more places, where the regex
         fails), in order; None past one per ``_SCAN_EVERY`` characters of ASCII text when
-        :attr:`scan` can take over. In a wide text, anchors with at least four ASCII
+        :attr:`scan` can take over, or of a wide ``text`` (``lower`` lower-cased character
+        by character) where it can too: no character of ``_CASE_APART``, so that each one
+        is taken by case-insensitive matching for its lower case alone (and ``\\s``,
+        ``\\w`` say the same of both). In a wide text, anchors with at least four ASCII
         characters are looked for in ``narrow()`` (the same positions, one byte a
         character, each wider character a ``?``: more places again, never fewer)."""
         ascii_only = lower.isascii()
@@ -307,7 +311,7 @@ class Rule:
             at = on.find(word)  # type: ignore[arg-type]
             while at >= 0:
                 starts.add(at)
-                if len(starts) == limit and ascii_only:
+                if len(starts) == limit and (ascii_only or _scannable(text)):
                     return None
                 at = on.find(word, at + 1)  # type: ignore[arg-type]
         return sorted(starts)
@@ -318,6 +322,12 @@ _CASE_APART = frozenset("\u0131\u017f\u1c82\u1fbe\u0345\u03a3\u03c3\u03f0")
 they do not lower-case to it (dotless i, long s, sigmas, …; written as escapes, so that
 this file holds none of them; tests/test_redact_fast_path.py finds them from the anchors
 of the built-in rules)."""
+
+
+def _scannable(text: str) -> bool:
+    """Whether :attr:`Rule.scan` over the lower case of wide ``text`` finds what the rule's
+    pattern finds in ``text`` (given: it lower-cases character by character)."""
+    return bool(text) and not any(c in text for c in _CASE_APART)
 
 
 def aligned_lower(text: str) -> str | None:

@@ -1,0 +1,376 @@
+"""Many matches of one rule rewritten by their values, with C-level iteration only.
+
+A text dense with secrets (55k in a MiB, most of them distinct) spends its
+time in per-match work, not in the regex. :func:`values_of` reduces each
+match to its value with one C-level pass per field (``map`` over match
+methods, no Python call per match) and :func:`splice_values` puts the text
+back together from the stretches between values and the values' stand-ins:
+what lies in a match around its value is kept as it is.
+
+A dense rule led by secret names (``password=…``, ``"token": "…"``) is read
+without match objects at all: :func:`split_values` runs one ``split`` of its
+pattern, rewritten so that its groups hold, per match, the text before the
+value (:func:`_with_heads`) and the value, the text after it being one fixed
+text (:func:`value_tails`, read from the parse tree). Which value gets which
+stand-in is decided by the caller
+(:class:`~aw_lookahead._rule_application.RuleApplication`), once per
+distinct value.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import operator
+import re
+from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import compress, islice, repeat
+from typing import Any
+
+from . import _bulk_redaction
+from ._secret_rule import _CASE_APART, Rule
+
+__all__ = ["splice_values", "split_values", "value_tails", "values_of"]
+
+_LAST_GROUP = operator.attrgetter("lastgroup")
+_STRING = operator.attrgetter("string")
+
+
+def values_of(
+    rule: Rule, text: str, matches: list[re.Match[str]]
+) -> tuple[list[str], list[int], list[int]]:
+    """The value of each match (what :meth:`Rule.value_span` points at), its start and stop.
+
+    ``matches`` index ``text`` (a scan's matches are on its lower case, with the same
+    spans: the values are read from ``text`` then). A value group is read for all
+    matches at once: the one group of the rule, or with several, the group each match
+    closed last (``lastgroup``), once it is known that no value group before it in
+    :attr:`Rule.groups` took part in that match (then it is the first non-empty one
+    when it is not empty). Where that is not so for some match (an empty or absent
+    group, another group closed last), every span comes from :meth:`Rule.value_span`,
+    one call each.
+    """
+    groups = rule.groups
+    names: Sequence[str | int] = [groups[0] if groups else 0] * len(matches)
+    if len(groups) > 1:
+        last = list(map(_LAST_GROUP, matches))
+        if not set(last) <= set(groups) or _earlier_took_part(groups, matches, last):
+            return _one_by_one(rule, text, matches)
+        names = last
+    starts = list(map(re.Match.start, matches, names))
+    stops = list(map(re.Match.end, matches, names))
+    if all(map(operator.is_, map(_STRING, matches), repeat(text))):
+        values = list(map(re.Match.group, matches, names))
+    else:
+        values = list(map(text.__getitem__, map(slice, starts, stops)))
+    if not all(values):  # an empty value (or an absent group) means the whole match
+        return _one_by_one(rule, text, matches)
+    return values, starts, stops
+
+
+def _earlier_took_part(
+    groups: tuple[str, ...], matches: list[re.Match[str]], names: list[str]
+) -> bool:
+    """Whether in some match a value group listed before the one it closed last took part."""
+    closed = set(names)
+    for i, group in enumerate(groups[:-1]):
+        later = closed.intersection(groups[i + 1 :])
+        if not later:
+            continue
+        closed_later = list(compress(matches, map(later.__contains__, names)))
+        if closed_later and max(map(re.Match.end, closed_later, repeat(group))) >= 0:
+            return True
+    return False
+
+
+def _one_by_one(
+    rule: Rule, text: str, matches: list[re.Match[str]]
+) -> tuple[list[str], list[int], list[int]]:
+    """:func:`values_of` through :meth:`Rule.value_span`, one call per match."""
+    spans = list(map(rule.value_span, matches))
+    starts = list(map(operator.itemgetter(0), spans))
+    stops = list(map(operator.itemgetter(1), spans))
+    return list(map(text.__getitem__, map(slice, starts, stops))), starts, stops
+
+
+def splice_values(
+    text: str,
+    lower: str | None,
+    narrow: bytes | None,
+    starts: list[int],
+    stops: list[int],
+    stand_ins: list[str],
+    distinct: Collection[str],
+) -> tuple[str, str | None, bytes | None]:
+    """``text`` with ``text[starts[i]:stops[i]]`` replaced by ``stand_ins[i]`` (spans in order,
+    not overlapping), and, from ``lower`` and ``narrow`` when given (as for
+    :func:`~aw_lookahead._bulk_redaction.splice_lowered`: its lower case, lowered character
+    by character, and the one-byte copy of that), the new text's lower case and one-byte copy.
+    ``distinct`` holds each stand-in once; stand-ins are placeholders (ASCII)."""
+    cuts: Iterable[slice] = map(slice, [0, *stops], [*starts, len(text)])
+    if lower is not None:
+        cuts = list(cuts)
+    pieces: list[str] = [""] * (2 * len(starts) + 1)
+    pieces[0::2] = map(text.__getitem__, cuts)
+    pieces[1::2] = stand_ins
+    new = "".join(pieces)
+    if lower is None:
+        return new, None, None
+    lowered = {s: s.lower() for s in distinct}
+    pieces[0::2] = map(lower.__getitem__, cuts)
+    pieces[1::2] = map(lowered.__getitem__, stand_ins)
+    new_lower = "".join(pieces)
+    if narrow is None:
+        return new, new_lower, None
+    narrowed = {s: low.encode("ascii") for s, low in lowered.items()}
+    parts: list[bytes] = [b""] * len(pieces)
+    parts[0::2] = map(narrow.__getitem__, cuts)
+    parts[1::2] = map(narrowed.__getitem__, stand_ins)
+    return new, new_lower, b"".join(parts)
+
+
+try:
+    _parser: Any = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - a Python without it: no value tails, no split
+    _parser = None
+_EVERY = 64
+"""A lead-word rule is read by ``split`` when its words occur once per this many characters."""
+_PROBE = 512
+"""The first matches read to tell whether a dense rule's values are many distinct ones."""
+_SAMPLE = 16384
+"""How much of a text tells whether a word-led rule is dense in it."""
+
+
+@functools.cache
+def value_tails(source: str, flags: int, groups: tuple[str, ...]) -> dict[str, str]:
+    """For each value group of a pattern that is followed, in every match, by one fixed
+    text up to the end of the match (``"`` after ``"(?P<dq>…)"``, nothing after a value
+    that ends the pattern), that text. A group inside a repeat that can run more than
+    once, or inside a look-around, or followed by anything but uncased literals and
+    zero-width checks, has none. Read from the pattern's parse tree (``re._parser``);
+    nothing when that cannot be read."""
+    if _parser is None:
+        return {}
+    try:
+        tree = _parser.parse(source, flags)
+        index = re.compile(source, flags).groupindex
+        tails = {name: _after(list(tree), index[name]) for name in groups}
+    except (AttributeError, TypeError, ValueError, KeyError, re.error):
+        return {}
+    return {name: tail for name, tail in tails.items() if isinstance(tail, str)}
+
+
+_ABSENT = object()
+
+
+def _after(items: list[tuple[Any, Any]], group: int) -> object:
+    """The fixed text after ``group`` to the end of ``items``; None when not fixed, ``_ABSENT``
+    when the group is not in them."""
+    for at, (op, av) in enumerate(items):
+        inner: object = _ABSENT
+        if op is _parser.SUBPATTERN:
+            inner = "" if av[0] == group else _after(list(av[3]), group)
+        elif op is _parser.BRANCH:
+            for branch in av[1]:
+                inner = _after(list(branch), group)
+                if inner is not _ABSENT:
+                    break
+        elif op is _parser.ATOMIC_GROUP:
+            inner = _after(list(av), group)
+        elif op in (_parser.MAX_REPEAT, _parser.MIN_REPEAT, _parser.POSSESSIVE_REPEAT):
+            inner = _after(list(av[2]), group)
+            if inner is not _ABSENT and av[1] > 1:
+                return None
+        elif (
+            op in (_parser.ASSERT, _parser.ASSERT_NOT) and _after(list(av[1]), group) is not _ABSENT
+        ):
+            return None
+        if inner is _ABSENT:
+            continue
+        rest = _fixed(items[at + 1 :])
+        return None if inner is None or rest is None else f"{inner}{rest}"
+    return _ABSENT
+
+
+def _fixed(items: list[tuple[Any, Any]]) -> str | None:
+    """The text ``items`` always match: uncased literals, zero-width checks; else None."""
+    text = []
+    for op, av in items:
+        if op is _parser.LITERAL and chr(av).lower() == chr(av) == chr(av).upper():
+            text.append(chr(av))
+        elif op not in (_parser.AT, _parser.ASSERT, _parser.ASSERT_NOT):
+            return None
+    return "".join(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _split_form(
+    source: str,
+    flags: int,
+    lead: tuple[str, ...],
+    words: tuple[str, ...],
+    capture: tuple[str, ...],
+    head_of: str = "",
+) -> re.Pattern[str] | None:
+    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``) led by ``words`` only
+    (the lead words that can occur), its named groups other than ``capture`` made
+    non-capturing (each costs ``split`` a list item per match), without ``(?i)`` when
+    ``flags`` has no IGNORECASE (for text already in lower case); with ``head_of``, the
+    text before that group in a match captured too (:func:`_with_heads`), but for the
+    word when it is known (:func:`_known`). None when that cannot be made."""
+    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :]
+    for name in re.compile(source).groupindex:
+        if name not in capture:
+            rest = rest.replace(f"(?P<{name}>", "(?:")
+    body = "(?:" + "|".join(words) + ")" + rest
+    if head_of:
+        with_heads = _with_heads(
+            body, head_of, len(body) - len(rest) if _known(words, flags) else 0
+        )
+        if with_heads is None:
+            return None
+        body = with_heads
+    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
+
+
+_HEAD = "aw_head"
+"""The names of the groups :func:`_with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
+
+
+def _known(words: tuple[str, ...], flags: int) -> bool:
+    """Whether every match starts with one known text: one literal word, case-sensitive.
+    (Each text a capture holds costs ``split`` a string per match.)"""
+    return len(words) == 1 and not flags & re.IGNORECASE and re.escape(words[0]) == words[0]
+
+
+def _with_heads(source: str, name: str, skip: int = 0) -> str | None:
+    """``source`` (no global flags) with the text before group ``name`` in a match captured
+    by groups ``aw_head0``, ``aw_head1``, … (in order: their texts joined are that text),
+    but for its first ``skip`` characters (whole items at the top level).
+
+    At each level from the top down to the group, the items of the alternative that
+    holds the way down, before it, are wrapped in one group (which changes no match).
+    None when the pattern is read otherwise than this simple scan of its parentheses
+    can tell (verbose mode, comments, a look-around or conditional on the way)."""
+    if "(?x" in source or "(?#" in source or _HEAD in source:
+        return None
+    closes: dict[int, int] = {}
+    bars: list[tuple[int, int]] = []
+    stack = [-1]
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":
+            i += 2 if source.startswith("[^", i) else 1
+            i += source[i] == "]"
+            while source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+        elif char == "(":
+            stack.append(i)
+        elif char == ")":
+            closes[stack.pop()] = i
+        elif char == "|":
+            bars.append((i, stack[-1]))
+        i += 1
+    target = source.find(f"(?P<{name}>")
+    if target not in closes:
+        return None  # not found, or not where a group opens
+    path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
+    inserts: list[tuple[int, str]] = []
+    for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
+        start = _content_start(source, container) if container >= 0 else skip
+        if start is None:
+            return None
+        start = max([start, *(b + 1 for b, inside in bars if inside == container and b < child)])
+        inserts += [(start, f"(?P<{_HEAD}{level}>"), (child, ")")]
+    for at, piece in sorted(inserts, key=lambda item: (item[0], item[1] == ")"), reverse=True):
+        source = source[:at] + piece + source[at:]
+    return source
+
+
+def _content_start(source: str, group: int) -> int | None:
+    """Where the items of the group opening at ``group`` start (-1: the whole pattern);
+    None for a look-around, conditional or back-reference group."""
+    if group < 0:
+        return 0
+    if source[group + 1] != "?":
+        return group + 1
+    head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
+    return None if head is None else group + head.end()
+
+
+def _dense(lower: str, words: Collection[str]) -> bool:
+    """Whether ``words`` occur once per ``_EVERY`` characters or more in eight stripes of
+    ``lower`` spread over it, ``_SAMPLE`` characters in all: a text where they are many is
+    told at little cost from one where they are few."""
+    step = max(len(lower) // 8, 1)
+    width = min(_SAMPLE // 8, step)
+    starts = range(0, len(lower), step)
+    found = sum(lower.count(word, at, at + width) for at in starts for word in words)
+    return found * _EVERY >= len(starts) * width
+
+
+def split_values(
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
+) -> tuple[list[str], list[list[str]], list[str], str] | None:
+    """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
+    object each): the stretches between matches, the part of each match before its value
+    (in pieces: one list per piece), the values, and the fixed text after every value.
+    None when the rule's words occur less than once per ``_EVERY`` characters
+    (:func:`_dense`), its first matches hold few distinct values (then deciding goes
+    match by match), or its values cannot be read this way (a value check, a word-start
+    check, no fixed tail, values from different groups), or ``text`` holds ``unless``:
+    then :meth:`Rule.matches`.
+
+    The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
+    where each character lower-cases to one that case-insensitive matching takes it for
+    (none of ``_CASE_APART``; other texts are left to :meth:`Rule.matches`): so its
+    alternation of lead words keeps only those in ``lower``, and a text already in lower
+    case is read without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in
+    lower case)."""
+    if not rule.lead or not rule.groups or rule.accept is not None or rule.word_start:
+        return None
+    literals = [literal for literal, _ in rule.branches]
+    if rule.roots and not lower.isascii() and not _dense(lower, list(filter(has, rule.roots))):
+        return None  # every match starts with a root, which Rule.matches looks up anyway
+    present = [has(literal) for literal in literals]
+    if not _dense(lower, set(compress(literals, present))) or (unless and unless in text):
+        return None
+    source, flags = rule.regex.pattern, rule.regex.flags
+    tails = value_tails(source, flags, rule.groups)
+    if len(lower) != len(text) or any(c in text for c in _CASE_APART):
+        return None  # where a word may match but its anchor not be in ``lower``
+    words = tuple(compress(rule.lead, present))
+    if text == lower:
+        flags &= ~re.IGNORECASE
+    form = _split_form(source, flags, rule.lead, words, rule.groups)
+    assert form is not None
+    probe = list(islice(form.finditer(text), _PROBE))
+    firsts = [next(filter(None, map(m.group, rule.groups)), "") for m in probe]
+    if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
+        return None
+    name = next(g for g in rule.groups if probe[0].group(g))
+    if name not in tails:
+        return None
+    capture = rule.groups[: rule.groups.index(name) + 1]
+    pattern = _split_form(source, flags, rule.lead, words, capture, name)
+    if pattern is None:
+        return None
+    parts = pattern.split(text)
+    step = pattern.groups + 1
+    many = len(parts) // step
+    index = pattern.groupindex
+    for group in capture[:-1]:
+        earlier = parts[index[group] :: step]
+        if earlier.count(None) + earlier.count("") != many:
+            return None  # values from more than one group
+    values = parts[index[name] :: step]
+    if None in values or "" in values:
+        return None
+    levels = sum(head.startswith(_HEAD) for head in index)
+    heads = [parts[index[f"{_HEAD}{level}"] :: step] for level in range(levels)]
+    if _known(words, flags):
+        heads.insert(0, [words[0]] * many)
+    return parts[0::step], heads, values, tails[name]
