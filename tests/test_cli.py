@@ -101,3 +101,15 @@ def test_bad_inputs_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"{bad}:1" in capsys.readouterr().err
     assert main(["simulate", "ls", "--history", '[{"action": "ls"}]']) == 2
     assert "--history item 0" in capsys.readouterr().err
+
+
+def test_proxy_gate_mode_predicts_only_what_its_decision_reads() -> None:
+    from aw_lookahead.cli.proxy import GATE_MAX_TOKENS, PREDICTION_MAX_TOKENS, prediction_budget
+
+    def budget(*argv: str) -> int:
+        return prediction_budget(build_parser().parse_args(["proxy", *argv, "--", "srv"]))
+
+    assert budget() == budget("--mode", "gate") == GATE_MAX_TOKENS < PREDICTION_MAX_TOKENS
+    for mode in ("preview", "dryrun", "shadow"):
+        assert budget("--mode", mode) == PREDICTION_MAX_TOKENS, mode
+    assert budget("--mode", "gate", "--max-tokens", "300") == 300

@@ -18,6 +18,13 @@ from ._common import (
 )
 from .mcp import add_transport_options, http_security
 
+GATE_MAX_TOKENS = 128
+"""Gate mode's prediction budget: the verdict reads the start of the prediction (an MCP error
+is one at its first line, ``p_failure`` is read at the first output token), so a longer one
+only costs time; a small model that runs on to 1,024 tokens took 30-60 s a call on a CPU."""
+PREDICTION_MAX_TOKENS = 1024
+"""The budget of the modes whose result shows the prediction (preview, dryrun, shadow)."""
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -66,13 +73,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--call-timeout", type=float, default=60.0, help="seconds before a downstream call fails"
     )
-    p.add_argument("--max-tokens", type=int, default=1024, help="prediction budget per call")
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help=f"prediction budget per call (default {GATE_MAX_TOKENS} in gate mode, where the "
+        f"prediction only decides, and {PREDICTION_MAX_TOKENS} in the modes that show it)",
+    )
     add_transport_options(p, 8809)
     add_server_options(p)
     add_prompts_option(p)
     add_tool_context_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- the real server's command")
     p.set_defaults(func=run)
+
+
+def prediction_budget(args: argparse.Namespace) -> int:
+    """``--max-tokens``, else the mode's default (:data:`GATE_MAX_TOKENS` in gate mode)."""
+    if args.max_tokens is not None:
+        return int(args.max_tokens)
+    return GATE_MAX_TOKENS if args.mode == "gate" else PREDICTION_MAX_TOKENS
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         shadow_log=args.shadow_log,
         shadow_flush_s=args.shadow_wait,
     )
-    world_model = world_model_from_args(args, max_tokens=args.max_tokens)
+    world_model = world_model_from_args(args, max_tokens=prediction_budget(args))
     proxy = LookaheadProxy(downstream, world_model, config)
 
     async def on_sigterm() -> None:
