@@ -25,7 +25,7 @@ import operator
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import compress, islice, repeat
-from typing import Any
+from typing import Any, cast
 
 from . import _bulk_redaction
 from ._secret_rule import _CASE_APART, Rule
@@ -211,13 +211,15 @@ def _split_form(
     words: tuple[str, ...],
     capture: tuple[str, ...],
     head_of: str = "",
+    whole: bool = False,
 ) -> re.Pattern[str] | None:
     """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``) led by ``words`` only
     (the lead words that can occur), its named groups other than ``capture`` made
     non-capturing (each costs ``split`` a list item per match), without ``(?i)`` when
     ``flags`` has no IGNORECASE (for text already in lower case); with ``head_of``, the
     text before that group in a match captured too (:func:`_with_heads`), but for the
-    word when it is known (:func:`_known`). None when that cannot be made."""
+    word when it is known (:func:`_known`); with ``whole``, the whole match captured first
+    (group ``aw_whole``). None when that cannot be made."""
     rest = source[len("(?i)(?:" + "|".join(lead) + ")") :]
     for name in re.compile(source).groupindex:
         if name not in capture:
@@ -230,9 +232,15 @@ def _split_form(
         if with_heads is None:
             return None
         body = with_heads
+    if whole:
+        if _WHOLE in source:
+            return None
+        body = f"(?P<{_WHOLE}>{body})"
     return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
 
 
+_WHOLE = "aw_whole"
+"""The name of the group that holds the whole match in a split by :func:`_by_wholes`."""
 _HEAD = "aw_head"
 """The names of the groups :func:`_with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
 
@@ -314,15 +322,16 @@ def _dense(lower: str, words: Collection[str]) -> bool:
 
 def split_values(
     rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
-) -> tuple[list[str], list[list[str]], list[str], str] | None:
+) -> tuple[list[str], list[list[str]], list[str], str | list[str]] | None:
     """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
     object each): the stretches between matches, the part of each match before its value
-    (in pieces: one list per piece), the values, and the fixed text after every value.
-    None when the rule's words occur less than once per ``_EVERY`` characters
-    (:func:`_dense`), its first matches hold few distinct values (then deciding goes
-    match by match), or its values cannot be read this way (a value check, a word-start
-    check, no fixed tail, values from different groups), or ``text`` holds ``unless``:
-    then :meth:`Rule.matches`.
+    (in pieces: one list per piece), the values, and the text after each value (one fixed
+    text for all, or, when values come from several groups, one per match, each its
+    group's fixed text). None when the rule's words occur less than once per ``_EVERY``
+    characters (:func:`_dense`), its first matches hold few distinct values (then deciding
+    goes match by match), or its values cannot be read this way (a value check, a
+    word-start check, a value group with no fixed tail, an empty value), or some but not
+    all of its first values start with ``unless`` (a placeholder): then :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
     where each character lower-cases to one that case-insensitive matching takes it for
@@ -336,7 +345,7 @@ def split_values(
     if rule.roots and not lower.isascii() and not _dense(lower, list(filter(has, rule.roots))):
         return None  # every match starts with a root, which Rule.matches looks up anyway
     present = [has(literal) for literal in literals]
-    if not _dense(lower, set(compress(literals, present))) or (unless and unless in text):
+    if not _dense(lower, set(compress(literals, present))):
         return None
     source, flags = rule.regex.pattern, rule.regex.flags
     tails = value_tails(source, flags, rule.groups)
@@ -345,15 +354,19 @@ def split_values(
     words = tuple(compress(rule.lead, present))
     if text == lower:
         flags &= ~re.IGNORECASE
-    form = _split_form(source, flags, rule.lead, words, rule.groups)
-    assert form is not None
-    probe = list(islice(form.finditer(text), _PROBE))
-    firsts = [next(filter(None, map(m.group, rule.groups)), "") for m in probe]
+    scan = _split_form(source, flags & ~re.IGNORECASE, rule.lead, words, rule.groups)
+    assert scan is not None
+    probe = list(islice(scan.finditer(lower), _PROBE))  # the same spans as in ``text``
+    firsts = [next(filter(None, map(_read(text), map(m.span, rule.groups))), "") for m in probe]
     if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
         return None
-    name = next(g for g in rule.groups if probe[0].group(g))
+    if unless and len(set(map(operator.methodcaller("startswith", unless), firsts))) > 1:
+        return None
+    name = next(g for g in rule.groups if probe[0].group(g))  # its value is not empty
     if name not in tails:
         return None
+    if any(not m.group(name) for m in probe):
+        return _by_wholes(rule, text, words, flags, tails)
     capture = rule.groups[: rule.groups.index(name) + 1]
     pattern = _split_form(source, flags, rule.lead, words, capture, name)
     if pattern is None:
@@ -365,12 +378,61 @@ def split_values(
     for group in capture[:-1]:
         earlier = parts[index[group] :: step]
         if earlier.count(None) + earlier.count("") != many:
-            return None  # values from more than one group
+            return _by_wholes(rule, text, words, flags, tails)
     values = parts[index[name] :: step]
-    if None in values or "" in values:
+    if "" in values:
         return None
+    if None in values:
+        return _by_wholes(rule, text, words, flags, tails)
     levels = sum(head.startswith(_HEAD) for head in index)
     heads = [parts[index[f"{_HEAD}{level}"] :: step] for level in range(levels)]
     if _known(words, flags):
         heads.insert(0, [words[0]] * many)
     return parts[0::step], heads, values, tails[name]
+
+
+def _read(text: str) -> Callable[[tuple[int, int]], str]:
+    """The text of a span of ``text`` (empty for a group that did not take part)."""
+    return lambda span: text[span[0] : span[1]]
+
+
+def _by_wholes(
+    rule: Rule,
+    text: str,
+    words: tuple[str, ...],
+    flags: int,
+    tails: dict[str, str],
+) -> tuple[list[str], list[list[str]], list[str], list[str]] | None:
+    """:func:`split_values` where values come from several groups (bare and quoted mixed):
+    one ``split`` capturing each whole match and every value group; the value of a match
+    is the one group that took part in it (None when not exactly one did, when it is
+    empty, or when it has no fixed tail), the text before it the whole match less the
+    value and its group's tail."""
+    if not set(rule.groups) <= set(tails):
+        return None
+    source = rule.regex.pattern
+    pattern = _split_form(source, flags, rule.lead, words, rule.groups, whole=True)
+    if pattern is None:
+        return None
+    parts = pattern.split(text)
+    step = pattern.groups + 1
+    index = pattern.groupindex
+    wholes = parts[index[_WHOLE] :: step]
+    many = len(wholes)
+    columns = [parts[index[g] :: step] for g in rule.groups]
+    if sum(many - column.count(None) for column in columns) != many:
+        return None  # some match has no value group, or more than one
+    values: list[str | None] = [None] * many
+    ends: list[str | None] = [None] * many
+    for group, column in zip(rule.groups, columns, strict=True):
+        took = list(map(operator.is_not, column, repeat(None)))
+        at = list(compress(range(many), took))
+        list(map(values.__setitem__, at, compress(column, took)))
+        list(map(ends.__setitem__, at, repeat(tails[group])))
+    if None in values or "" in values:
+        return None
+    read, after = cast(list[str], values), cast(list[str], ends)
+    cut = map(operator.add, map(len, read), map(len, after))
+    stops = map(operator.sub, map(len, wholes), cut)
+    heads: list[str] = list(map(operator.getitem, wholes, map(slice, repeat(0), stops)))
+    return parts[0::step], [heads], read, after
