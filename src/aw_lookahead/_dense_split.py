@@ -18,8 +18,8 @@ import importlib
 import operator
 import re
 from collections.abc import Callable, Collection
-from itertools import compress, islice, repeat
-from typing import Any, cast
+from itertools import chain, compress, islice, repeat
+from typing import Any
 
 from . import _bulk_redaction
 from ._secret_rule import _CASE_APART, Rule
@@ -293,6 +293,11 @@ def _read(text: str) -> Callable[[tuple[int, int]], str]:
     return lambda span: text[span[0] : span[1]]
 
 
+_NOT_TAKEN: dict[object, None] = {None: None}
+"""``_NOT_TAKEN.get(group, tail)``: None for a group that did not take part, else ``tail``."""
+_TAKEN = functools.partial(operator.is_not, None)
+
+
 def _by_wholes(
     rule: Rule,
     text: str,
@@ -317,19 +322,15 @@ def _by_wholes(
     wholes = parts[index[_WHOLE] :: step]
     many = len(wholes)
     columns = [parts[index[g] :: step] for g in rule.groups]
-    if sum(many - column.count(None) for column in columns) != many:
-        return None  # some match has no value group, or more than one
-    values: list[str | None] = [None] * many
-    ends: list[str | None] = [None] * many
-    for group, column in zip(rule.groups, columns, strict=True):
-        took = list(map(operator.is_not, column, repeat(None)))
-        at = list(compress(range(many), took))
-        list(map(values.__setitem__, at, compress(column, took)))
-        list(map(ends.__setitem__, at, repeat(tails[group])))
-    if None in values or "" in values:
+    absent = set(map(tuple.count, zip(*columns, strict=True), repeat(None)))
+    if absent != {len(columns) - 1} or any("" in column for column in columns):
+        return None  # some match has no value group, more than one, or an empty value
+    values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
+    marks = [
+        map(_NOT_TAKEN.get, c, repeat(tails[g])) for g, c in zip(rule.groups, columns, strict=True)
+    ]
+    ends = list(filter(_TAKEN, chain.from_iterable(zip(*marks, strict=True))))
+    if len(values) != many or len(ends) != many:
         return None
-    read, after = cast(list[str], values), cast(list[str], ends)
-    cut = map(operator.add, map(len, read), map(len, after))
-    stops = map(operator.sub, map(len, wholes), cut)
-    heads: list[str] = list(map(operator.getitem, wholes, map(slice, repeat(0), stops)))
-    return parts[0::step], [heads], read, after
+    heads = list(map(str.removesuffix, wholes, map(operator.add, values, ends)))
+    return parts[0::step], [heads], values, ends
