@@ -110,18 +110,19 @@ def _split_form(
     head_of: str = "",
     whole: bool = False,
 ) -> re.Pattern[str] | None:
-    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``) led by ``words`` only
-    (the lead words that can occur), its named groups other than ``capture`` made
-    non-capturing (each costs ``split`` a list item per match), without ``(?i)`` when
-    ``flags`` has no IGNORECASE (for text already in lower case); with ``head_of``, the
-    text before that group in a match captured too (:func:`_with_heads`), but for the
-    word when it is known (:func:`_known`); with ``whole``, the whole match captured first
-    (group ``aw_whole``). None when that cannot be made."""
-    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :]
+    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
+    ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
+    than ``capture`` made non-capturing (each costs ``split`` a list item per match),
+    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case);
+    with ``head_of``, the text before that group in a match captured too
+    (:func:`_with_heads`), but for the word when it is known (:func:`_known`); with
+    ``whole``, the whole match captured first (group ``aw_whole``). None when that cannot
+    be made."""
+    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
     for name in re.compile(source).groupindex:
         if name not in capture:
             rest = rest.replace(f"(?P<{name}>", "(?:")
-    body = "(?:" + "|".join(words) + ")" + rest
+    body = "(?:" + "|".join(words) + ")" + rest if lead else rest
     if head_of:
         with_heads = _with_heads(
             body, head_of, len(body) - len(rest) if _known(words, flags) else 0
@@ -220,7 +221,8 @@ def _dense(lower: str, words: Collection[str]) -> bool:
 def split_values(
     rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
 ) -> tuple[list[str], list[list[str]], list[str], str | list[str]] | None:
-    """A dense lead-word rule's matches in ``text`` read with one ``split`` (texts, no match
+    """A dense lead-word rule's matches in ``text`` (or a dense rule's, see :func:`_unled`)
+    read with one ``split`` (texts, no match
     object each): the stretches between matches, the part of each match before its value
     (in pieces: one list per piece), the values, and the text after each value (one fixed
     text for all, or, when values come from several groups, one per match, each its
@@ -236,24 +238,32 @@ def split_values(
     alternation of lead words keeps only those in ``lower``, and a text already in lower
     case is read without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in
     lower case)."""
-    if not rule.lead or not rule.groups or rule.accept is not None or rule.word_start:
-        return None
-    literals = [literal for literal, _ in rule.branches]
-    if rule.roots and not lower.isascii() and not _dense(lower, list(filter(has, rule.roots))):
-        return None  # every match starts with a root, which Rule.matches looks up anyway
-    present = [has(literal) for literal in literals]
-    if not _dense(lower, set(compress(literals, present))):
+    if not rule.groups or rule.accept is not None or rule.word_start:
         return None
     source, flags = rule.regex.pattern, rule.regex.flags
     tails = value_tails(source, flags, rule.groups)
-    if len(lower) != len(text) or any(c in text for c in _CASE_APART):
-        return None  # where a word may match but its anchor not be in ``lower``
-    words = tuple(compress(rule.lead, present))
-    if text == lower:
-        flags &= ~re.IGNORECASE
-    scan = _split_form(source, flags & ~re.IGNORECASE, rule.lead, words, rule.groups)
+    if not rule.lead:
+        scan = _unled(rule, lower, has)
+        if scan is None:
+            return None
+        on, words = text, tuple[str, ...]()
+    else:
+        literals = [literal for literal, _ in rule.branches]
+        roots = list(filter(has, rule.roots))
+        if rule.roots and not lower.isascii() and not _dense(lower, roots):
+            return None  # every match starts with a root, which Rule.matches looks up anyway
+        present = [has(literal) for literal in literals]
+        if not _dense(lower, set(compress(literals, present))):
+            return None
+        if len(lower) != len(text) or any(c in text for c in _CASE_APART):
+            return None  # where a word may match but its anchor not be in ``lower``
+        words = tuple(compress(rule.lead, present))
+        if text == lower:
+            flags &= ~re.IGNORECASE
+        scan = _split_form(source, flags & ~re.IGNORECASE, rule.lead, words, rule.groups)
+        on = lower  # the same spans as in ``text``
     assert scan is not None
-    probe = list(islice(scan.finditer(lower), _PROBE))  # the same spans as in ``text``
+    probe = list(islice(scan.finditer(on), _PROBE))
     firsts = [next(filter(None, map(_read(text), map(m.span, rule.groups))), "") for m in probe]
     if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
         return None
@@ -286,6 +296,19 @@ def split_values(
     if _known(words, flags):
         heads.insert(0, [words[0]] * many)
     return parts[0::step], heads, values, tails[name]
+
+
+def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str] | None:
+    """For a rule not led by words, its pattern with only value groups capturing, when it
+    can be split: not anchored (found by the regex engine's own scan, as ``split`` finds
+    it), no flag for the whole pattern, context-free hints (each match holds one) that
+    occur once per ``_EVERY`` characters or more; else None."""
+    source = rule.regex.pattern
+    if rule.anchored or rule.near or not rule.hints or source.startswith("(?"):
+        return None
+    if rule.regex.flags & re.IGNORECASE or not _dense(lower, list(filter(has, rule.hints))):
+        return None
+    return _split_form(source, rule.regex.flags, (), (), rule.groups)
 
 
 def _read(text: str) -> Callable[[tuple[int, int]], str]:
