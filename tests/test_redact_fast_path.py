@@ -244,9 +244,10 @@ def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
             name = rng.choice([n for n in names if "\u017f" not in n] + ["Secret", "token"])
             quote = rng.choice(["", "", '"', "'"])
             parts.append(f"{name}={quote}{value}{quote}{rng.choice([' ', chr(10)])}")
-        elif shape == 11:  # environment names: two rules find each secret
+        elif shape in (11, 13):  # environment names: two rules find each secret
             env = rng.choice(["API_KEY", "DB_PASSWORD", "GITHUB_TOKEN", "MY_SECRET", "X_PWD"])
-            parts.append(f"{env}={value}\n" if i % 5 else f'{env}="{value}"\n')
+            lead = rng.choice(["", "", "", "", "", "x", "\\n"] if shape == 13 else [""])
+            parts.append(f"{lead}{env}={value}\n" if i % 5 else f'{env}="{value}"\n')
         else:  # several names, separators and ends; 7: all in lower case
             name = rng.choice([n for n in names if shape == 6 or n == n.lower()])
             sep = rng.choice(["=", ": ", " = ", "：", "%3d"])
@@ -274,9 +275,8 @@ def test_dense_distinct_secrets_are_redacted_as_match_by_match(
     few = " ".join(f"password=v{i:07d}{end}" for i in range(1100, 1120) for end in "xéq")
     texts = [few] + [_dense_distinct(rng, s, rng.choice([1500, 3000])) for s in range(13)]
     texts += [texts[1][: len(texts[1]) // 2] + texts[6], _dense_distinct(rng, 8, 300)]
-    texts.append(
-        _dense_distinct(rng, 11, 1500) + _dense_distinct(rng, 0, 1500)
-    )  # placeholders first
+    texts.append(_dense_distinct(rng, 11, 1500) + _dense_distinct(rng, 0, 1500))
+    texts.append(_dense_distinct(rng, 13, 3000))  # some names after a word character
 
     def run(texts: list[str], *, decided_per_match: bool, alone: bool) -> list[object]:
         redactor = Redactor(key=b"dense-key-16byte")

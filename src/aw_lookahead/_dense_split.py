@@ -22,7 +22,7 @@ from itertools import chain, compress, islice, repeat
 from typing import Any
 
 from . import _bulk_redaction
-from ._secret_rule import _CASE_APART, Rule
+from ._secret_rule import _CASE_APART, _WORD_CHARS, Rule
 
 __all__ = ["split_values", "value_tails"]
 
@@ -218,18 +218,45 @@ def _dense(lower: str, words: Collection[str]) -> bool:
     return found * _EVERY >= len(starts) * width
 
 
+_Split = tuple[list[str], list[list[str]], list[str], str | list[str]]
+
+
 def split_values(
     rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
-) -> tuple[list[str], list[list[str]], list[str], str | list[str]] | None:
+) -> _Split | None:
+    """:func:`_split`, for a rule with a word-start check too when every match it finds
+    follows a gap ending in no ASCII letter, digit or underscore (or starts the text):
+    then each passes the check, and the matches are those :meth:`Rule.matches` keeps."""
+    if rule.word_start and rule.lead:
+        return None
+    split = _split(rule, text, lower, has, unless)
+    if split is not None and rule.word_start and not _words_start(split[0]):
+        return None
+    return split
+
+
+def _words_start(gaps: list[str]) -> bool:
+    """Whether each match after ``gaps[i]`` (``i`` < the last) follows no word character:
+    ``gaps[0]`` is empty (the text's start) or ends in none, later gaps are not empty
+    (a match right after another is left to :meth:`Rule.matches`) and end in none."""
+    inner = gaps[1:-1]
+    if "" in inner or (gaps[0] and gaps[0][-1] in _WORD_CHARS):
+        return False
+    return _WORD_CHARS.isdisjoint(map(operator.itemgetter(-1), inner))
+
+
+def _split(
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
+) -> _Split | None:
     """A dense lead-word rule's matches in ``text`` (or a dense rule's, see :func:`_unled`)
-    read with one ``split`` (texts, no match
-    object each): the stretches between matches, the part of each match before its value
+    read with one ``split`` (texts, no match object each): the stretches between matches,
+    the part of each match before its value
     (in pieces: one list per piece), the values, and the text after each value (one fixed
     text for all, or, when values come from several groups, one per match, each its
     group's fixed text). None when the rule's words occur less than once per ``_EVERY``
     characters (:func:`_dense`), its first matches hold few distinct values (then deciding
     goes match by match), or its values cannot be read this way (a value check, a
-    word-start check, a value group with no fixed tail, an empty value), or some but not
+    value group with no fixed tail, an empty value), or some but not
     all of its first values start with ``unless`` (a placeholder): then :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
@@ -238,7 +265,7 @@ def split_values(
     alternation of lead words keeps only those in ``lower``, and a text already in lower
     case is read without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in
     lower case)."""
-    if not rule.groups or rule.accept is not None or rule.word_start:
+    if not rule.groups or rule.accept is not None:
         return None
     source, flags = rule.regex.pattern, rule.regex.flags
     tails = value_tails(source, flags, rule.groups)
