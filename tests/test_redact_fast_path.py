@@ -243,6 +243,7 @@ def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
         elif shape == 10:  # bare, double- and single-quoted values mixed, several names
             name = rng.choice([n for n in names if "\u017f" not in n] + ["Secret", "token"])
             quote = rng.choice(["", "", '"', "'"])
+            value = name[2:] if i % 97 == 5 and len(name) > 5 else value  # also in the name
             parts.append(f"{name}={quote}{value}{quote}{rng.choice([' ', chr(10)])}")
         elif shape in (11, 13):  # environment names: two rules find each secret
             env = rng.choice(["API_KEY", "DB_PASSWORD", "GITHUB_TOKEN", "MY_SECRET", "X_PWD"])

@@ -343,11 +343,6 @@ def _read(text: str) -> Callable[[tuple[int, int]], str]:
     return lambda span: text[span[0] : span[1]]
 
 
-_NOT_TAKEN: dict[object, None] = {None: None}
-"""``_NOT_TAKEN.get(group, tail)``: None for a group that did not take part, else ``tail``."""
-_TAKEN = functools.partial(operator.is_not, None)
-
-
 def _by_wholes(
     rule: Rule,
     text: str,
@@ -376,11 +371,12 @@ def _by_wholes(
     if absent != {len(columns) - 1} or any("" in column for column in columns):
         return None  # some match has no value group, more than one, or an empty value
     values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
-    marks = [
-        map(_NOT_TAKEN.get, c, repeat(tails[g])) for g, c in zip(rule.groups, columns, strict=True)
-    ]
-    ends = list(filter(_TAKEN, chain.from_iterable(zip(*marks, strict=True))))
-    if len(values) != many or len(ends) != many:
+    cut = list(map(str.rpartition, wholes, values))
+    ends = list(map(operator.itemgetter(2), cut))
+    # The last occurrence of a value in its match is the value unless it overlaps the
+    # tail; then that tail would be shorter than its group's, and so their sum.
+    taken = [many - column.count(None) for column in columns]
+    fixed = sum(len(tails[g]) * times for g, times in zip(rule.groups, taken, strict=True))
+    if len(values) != many or sum(map(len, ends)) != fixed:
         return None
-    heads = list(map(str.removesuffix, wholes, map(operator.add, values, ends)))
-    return parts[0::step], [heads], values, ends
+    return parts[0::step], [list(map(operator.itemgetter(0), cut))], values, ends
