@@ -79,13 +79,15 @@ def _adversarial(size: int) -> dict[str, str]:
         return (head + unit * (size // len(unit) + 1))[:size]
 
     n = size // len("password=v0000000x ")  # as many distinct secrets as fit
+    # Prose with characters above U+00FF (a wide text), before distinct secrets.
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
-    def units(unit: Callable[[int], str]) -> str:
-        """``unit(0) + unit(1) + …``, as many whole units as fit in ``size`` characters."""
+    def units(unit: Callable[[int], str], room: int = size) -> str:
+        """``unit(0) + unit(1) + …``, as many whole units as fit in ``room`` characters."""
         parts, total = [], 0
         for i in itertools.count():
             part = unit(i)
-            if total + len(part) > size:
+            if total + len(part) > room:
                 return "".join(parts)
             parts.append(part)
             total += len(part)
@@ -119,6 +121,13 @@ def _adversarial(size: int) -> dict[str, str]:
         "dense: half distinct": units(
             lambda i: f"password=v{i:07d}x " if i % 2 else f"password=hunter{i % 16:02d} "
         ),
+        "dense: distinct --password": units(lambda i: f"--password v{i:07d}x "),
+        "dense: distinct bare/quoted": units(
+            lambda i: f'secret="v{i:07d}x" ' if i % 2 else f"secret=v{i:07d}x "
+        ),
+        "dense: distinct API_KEY=": units(lambda i: f"API_KEY=v{i:07d}x\n"),
+        "dense: distinct, README first": readme
+        + units(lambda i: f"password=v{i:07d}x ", size - len(readme)),
     }
 
 

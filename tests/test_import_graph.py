@@ -228,6 +228,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
         " _bulk_redaction _pattern_forms _keyed_hash",
         "_secret_rule",
+        "_dense_split",
         "_value_splice",
         "_redact_rules _rule_application",
         "redact _extras _jsonl _sync _endpoint_errors",

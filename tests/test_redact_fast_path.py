@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
+from aw_lookahead._dense_split import _with_heads
 from aw_lookahead._keyed_hash import KeyedSha256
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
 from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
-from aw_lookahead._value_splice import _with_heads, split_values, value_tails, values_of
+from aw_lookahead._value_splice import split_values, value_tails, values_of
 from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus
 
@@ -224,7 +225,7 @@ def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
     ends = ["x", "Q", "_z"] + (["é"] if rng.random() < 0.5 else [])  # ASCII or wide text
     for i in range(count):
         value = f"v{i:07d}{rng.choice(ends)}"
-        if shape in (0, 8):
+        if shape in (0, 8, 12):
             parts.append(f"password={aws if shape == 8 and i == count // 2 else value} ")
         elif shape == 1:
             parts.append(f"{('password', 'token')[i % 2]}={value} ")
@@ -236,11 +237,26 @@ def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
             parts.append(f"password={value if i % 2 else f'hunter{i % 16:02d}'} ")
         elif shape == 5:
             parts.append(f"password={value} " if i % 3 else f"password='{value}' ")
+        elif shape == 9:  # command-line flags
+            flag = rng.choice(["--password", "--db-password", "--Token", "--api-key", "--secret"])
+            parts.append(flag + rng.choice([" ", "=", "  "]) + value + " ")
+        elif shape == 10:  # bare, double- and single-quoted values mixed, several names
+            name = rng.choice([n for n in names if "\u017f" not in n] + ["Secret", "token"])
+            quote = rng.choice(["", "", '"', "'"])
+            value = name[2:] if i % 97 == 5 and len(name) > 5 else value  # also in the name
+            parts.append(f"{name}={quote}{value}{quote}{rng.choice([' ', chr(10)])}")
+        elif shape in (11, 13):  # environment names: two rules find each secret
+            env = rng.choice(["API_KEY", "DB_PASSWORD", "GITHUB_TOKEN", "MY_SECRET", "X_PWD"])
+            lead = rng.choice(["", "", "", "", "", "x", "\\n"] if shape == 13 else [""])
+            parts.append(f"{lead}{env}={value}\n" if i % 5 else f'{env}="{value}"\n')
         else:  # several names, separators and ends; 7: all in lower case
             name = rng.choice([n for n in names if shape == 6 or n == n.lower()])
             sep = rng.choice(["=", ": ", " = ", "：", "%3d"])
             parts.append(name + sep + value + rng.choice([" ", "\n", "; "]))
     text = "".join(parts)
+    if shape == 12:  # prose with wider characters and a placeholder first, then dense secrets
+        prose = (_ROOT / "README.md").read_text(encoding="utf-8")[:6000] + "\u2192\u2264"
+        text = prose + " [REDACTED_SECRET_0a1b2c] " + text.replace("password", "Password", 7)
     at = rng.randrange(len(text))
     extra = ["", "", "", "é", "密", "\u0130", "\u017f", "\u03a3", "[REDACTED_SECRET_0a1b2c]"]
     return text[:at] + rng.choice(extra) + text[at:]
@@ -258,8 +274,10 @@ def test_dense_distinct_secrets_are_redacted_as_match_by_match(
     case), and must not be here either."""
     rng = random.Random(seed)
     few = " ".join(f"password=v{i:07d}{end}" for i in range(1100, 1120) for end in "xéq")
-    texts = [few] + [_dense_distinct(rng, s, rng.choice([1500, 3000])) for s in range(8)]
+    texts = [few] + [_dense_distinct(rng, s, rng.choice([1500, 3000])) for s in range(13)]
     texts += [texts[1][: len(texts[1]) // 2] + texts[6], _dense_distinct(rng, 8, 300)]
+    texts.append(_dense_distinct(rng, 11, 1500) + _dense_distinct(rng, 0, 1500))
+    texts.append(_dense_distinct(rng, 13, 3000))  # some names after a word character
 
     def run(texts: list[str], *, decided_per_match: bool, alone: bool) -> list[object]:
         redactor = Redactor(key=b"dense-key-16byte")

@@ -287,17 +287,22 @@ class RuleApplication:
         split = split_values(rule, text, lower, has, unless=PLACEHOLDER_PREFIX)
         if split is None:
             return None
-        gaps, heads, values, tail = split
+        gaps, heads, values, tails = split
+        if PLACEHOLDER_PREFIX in text and all(map(_IS_PLACEHOLDER, values)):
+            return text  # each match kept as it is (:meth:`_stand_in`)
         stand_ins = self._decide_values(rule, learned, made, text, values)
         if stand_ins is None:
             return None
-        step = len(heads) + (3 if tail else 2)
-        pieces: list[str] = [tail] * (step * len(values) + 1)
+        fixed = isinstance(tails, str)
+        step = len(heads) + (2 if fixed and not tails else 3)
+        pieces: list[str] = [tails if isinstance(tails, str) else ""] * (step * len(values) + 1)
         pieces[0::step] = gaps
         for at, head in enumerate(heads, 1):
             pieces[at::step] = head
         at = len(heads) + 1
         pieces[at::step] = stand_ins
+        if not isinstance(tails, str):
+            pieces[at + 1 :: step] = tails
         return "".join(pieces)
 
     def _decide_values(

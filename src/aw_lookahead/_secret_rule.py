@@ -210,7 +210,7 @@ class Rule:
             return None
         regex, scan, *branches = self.bare
         if self.anchored and self.branches and len(lower) == len(text) and lower.isascii():
-            found = []
+            found, runs = [], []
             for (literal, branch), bare_branch in zip(self.branches, branches, strict=True):
                 if not has(literal):
                     continue
@@ -220,8 +220,11 @@ class Rule:
                 if len(set(texts)) > _FEW_REPEATED:
                     return None  # not a few repeated texts: the rest need not be read
                 found += texts
+                runs.append(head)
                 if len(head) == _MANY:
                     found += bare_branch.findall(lower, head[-1].end())
+            if len(found) < _MANY and all(len(head) < _MANY for head in runs):
+                return self._word_starts(text, self._merged(runs, lower)), False
             if len(found) < _MANY:
                 return None
             on, matcher = lower, self.scan
@@ -270,7 +273,12 @@ class Rule:
         they are exactly the scan's (at any start, at most one word's text can
         be there); when they do, the scan itself decides.
         """
-        runs = [list(b.finditer(lower)) for literal, b in self.branches if has(literal)]
+        return self._merged(
+            [list(b.finditer(lower)) for lit, b in self.branches if has(lit)], lower
+        )
+
+    def _merged(self, runs: list[list[re.Match[str]]], lower: str) -> list[re.Match[str]]:
+        """What :attr:`scan` finds in ``lower``, from the matches of each branch (``runs``)."""
         runs = [run for run in runs if run]
         if len(runs) < 2:
             return runs[0] if runs else []

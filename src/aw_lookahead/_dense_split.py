@@ -1,0 +1,382 @@
+"""A dense rule led by secret names read with one ``split``: no match object each.
+
+:func:`split_values` runs one ``split`` of the rule's pattern, rewritten so
+that its groups hold, per match, the text before the value
+(:func:`_with_heads`) and the value, the text after it being one fixed text
+(:func:`value_tails`, read from the parse tree); where values come from
+several groups (bare and quoted mixed), the whole match and every value group
+are captured instead (:func:`_by_wholes`), each value's tail that of its
+group. Which value gets which stand-in is decided by the caller
+(:class:`~aw_lookahead._rule_application.RuleApplication`), once per
+distinct value.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import operator
+import re
+from collections.abc import Callable, Collection
+from itertools import chain, compress, islice, repeat
+from typing import Any
+
+from . import _bulk_redaction
+from ._secret_rule import _CASE_APART, _WORD_CHARS, Rule
+
+__all__ = ["split_values", "value_tails"]
+
+try:
+    _parser: Any = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - a Python without it: no value tails, no split
+    _parser = None
+_EVERY = 64
+"""A lead-word rule is read by ``split`` when its words occur once per this many characters."""
+_PROBE = 512
+"""The first matches read to tell whether a dense rule's values are many distinct ones."""
+_SAMPLE = 16384
+"""How much of a text tells whether a word-led rule is dense in it."""
+
+
+@functools.cache
+def value_tails(source: str, flags: int, groups: tuple[str, ...]) -> dict[str, str]:
+    """For each value group of a pattern that is followed, in every match, by one fixed
+    text up to the end of the match (``"`` after ``"(?P<dq>…)"``, nothing after a value
+    that ends the pattern), that text. A group inside a repeat that can run more than
+    once, or inside a look-around, or followed by anything but uncased literals and
+    zero-width checks, has none. Read from the pattern's parse tree (``re._parser``);
+    nothing when that cannot be read."""
+    if _parser is None:
+        return {}
+    try:
+        tree = _parser.parse(source, flags)
+        index = re.compile(source, flags).groupindex
+        tails = {name: _after(list(tree), index[name]) for name in groups}
+    except (AttributeError, TypeError, ValueError, KeyError, re.error):
+        return {}
+    return {name: tail for name, tail in tails.items() if isinstance(tail, str)}
+
+
+_ABSENT = object()
+
+
+def _after(items: list[tuple[Any, Any]], group: int) -> object:
+    """The fixed text after ``group`` to the end of ``items``; None when not fixed, ``_ABSENT``
+    when the group is not in them."""
+    for at, (op, av) in enumerate(items):
+        inner: object = _ABSENT
+        if op is _parser.SUBPATTERN:
+            inner = "" if av[0] == group else _after(list(av[3]), group)
+        elif op is _parser.BRANCH:
+            for branch in av[1]:
+                inner = _after(list(branch), group)
+                if inner is not _ABSENT:
+                    break
+        elif op is _parser.ATOMIC_GROUP:
+            inner = _after(list(av), group)
+        elif op in (_parser.MAX_REPEAT, _parser.MIN_REPEAT, _parser.POSSESSIVE_REPEAT):
+            inner = _after(list(av[2]), group)
+            if inner is not _ABSENT and av[1] > 1:
+                return None
+        elif (
+            op in (_parser.ASSERT, _parser.ASSERT_NOT) and _after(list(av[1]), group) is not _ABSENT
+        ):
+            return None
+        if inner is _ABSENT:
+            continue
+        rest = _fixed(items[at + 1 :])
+        return None if inner is None or rest is None else f"{inner}{rest}"
+    return _ABSENT
+
+
+def _fixed(items: list[tuple[Any, Any]]) -> str | None:
+    """The text ``items`` always match: uncased literals, zero-width checks; else None."""
+    text = []
+    for op, av in items:
+        if op is _parser.LITERAL and chr(av).lower() == chr(av) == chr(av).upper():
+            text.append(chr(av))
+        elif op not in (_parser.AT, _parser.ASSERT, _parser.ASSERT_NOT):
+            return None
+    return "".join(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _split_form(
+    source: str,
+    flags: int,
+    lead: tuple[str, ...],
+    words: tuple[str, ...],
+    capture: tuple[str, ...],
+    head_of: str = "",
+    whole: bool = False,
+) -> re.Pattern[str] | None:
+    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
+    ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
+    than ``capture`` made non-capturing (each costs ``split`` a list item per match),
+    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case);
+    with ``head_of``, the text before that group in a match captured too
+    (:func:`_with_heads`), but for the word when it is known (:func:`_known`); with
+    ``whole``, the whole match captured first (group ``aw_whole``). None when that cannot
+    be made."""
+    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
+    for name in re.compile(source).groupindex:
+        if name not in capture:
+            rest = rest.replace(f"(?P<{name}>", "(?:")
+    body = "(?:" + "|".join(words) + ")" + rest if lead else rest
+    if head_of:
+        with_heads = _with_heads(
+            body, head_of, len(body) - len(rest) if _known(words, flags) else 0
+        )
+        if with_heads is None:
+            return None
+        body = with_heads
+    if whole:
+        if _WHOLE in source:
+            return None
+        body = f"(?P<{_WHOLE}>{body})"
+    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
+
+
+_WHOLE = "aw_whole"
+"""The name of the group that holds the whole match in a split by :func:`_by_wholes`."""
+_HEAD = "aw_head"
+"""The names of the groups :func:`_with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
+
+
+def _known(words: tuple[str, ...], flags: int) -> bool:
+    """Whether every match starts with one known text: one literal word, case-sensitive.
+    (Each text a capture holds costs ``split`` a string per match.)"""
+    return len(words) == 1 and not flags & re.IGNORECASE and re.escape(words[0]) == words[0]
+
+
+def _with_heads(source: str, name: str, skip: int = 0) -> str | None:
+    """``source`` (no global flags) with the text before group ``name`` in a match captured
+    by groups ``aw_head0``, ``aw_head1``, … (in order: their texts joined are that text),
+    but for its first ``skip`` characters (whole items at the top level).
+
+    At each level from the top down to the group, the items of the alternative that
+    holds the way down, before it, are wrapped in one group (which changes no match).
+    None when the pattern is read otherwise than this simple scan of its parentheses
+    can tell (verbose mode, comments, a look-around or conditional on the way)."""
+    if "(?x" in source or "(?#" in source or _HEAD in source:
+        return None
+    closes: dict[int, int] = {}
+    bars: list[tuple[int, int]] = []
+    stack = [-1]
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":
+            i += 2 if source.startswith("[^", i) else 1
+            i += source[i] == "]"
+            while source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+        elif char == "(":
+            stack.append(i)
+        elif char == ")":
+            closes[stack.pop()] = i
+        elif char == "|":
+            bars.append((i, stack[-1]))
+        i += 1
+    target = source.find(f"(?P<{name}>")
+    if target not in closes:
+        return None  # not found, or not where a group opens
+    path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
+    inserts: list[tuple[int, str]] = []
+    for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
+        start = _content_start(source, container) if container >= 0 else skip
+        if start is None:
+            return None
+        start = max([start, *(b + 1 for b, inside in bars if inside == container and b < child)])
+        inserts += [(start, f"(?P<{_HEAD}{level}>"), (child, ")")]
+    for at, piece in sorted(inserts, key=lambda item: (item[0], item[1] == ")"), reverse=True):
+        source = source[:at] + piece + source[at:]
+    return source
+
+
+def _content_start(source: str, group: int) -> int | None:
+    """Where the items of the group opening at ``group`` start (-1: the whole pattern);
+    None for a look-around, conditional or back-reference group."""
+    if group < 0:
+        return 0
+    if source[group + 1] != "?":
+        return group + 1
+    head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
+    return None if head is None else group + head.end()
+
+
+def _dense(lower: str, words: Collection[str]) -> bool:
+    """Whether ``words`` occur once per ``_EVERY`` characters or more in eight stripes of
+    ``lower`` spread over it, ``_SAMPLE`` characters in all: a text where they are many is
+    told at little cost from one where they are few."""
+    step = max(len(lower) // 8, 1)
+    width = min(_SAMPLE // 8, step)
+    starts = range(0, len(lower), step)
+    found = sum(lower.count(word, at, at + width) for at in starts for word in words)
+    return found * _EVERY >= len(starts) * width
+
+
+_Split = tuple[list[str], list[list[str]], list[str], str | list[str]]
+
+
+def split_values(
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
+) -> _Split | None:
+    """:func:`_split`, for a rule with a word-start check too when every match it finds
+    follows a gap ending in no ASCII letter, digit or underscore (or starts the text):
+    then each passes the check, and the matches are those :meth:`Rule.matches` keeps."""
+    if rule.word_start and rule.lead:
+        return None
+    split = _split(rule, text, lower, has, unless)
+    if split is not None and rule.word_start and not _words_start(split[0]):
+        return None
+    return split
+
+
+def _words_start(gaps: list[str]) -> bool:
+    """Whether each match after ``gaps[i]`` (``i`` < the last) follows no word character:
+    ``gaps[0]`` is empty (the text's start) or ends in none, later gaps are not empty
+    (a match right after another is left to :meth:`Rule.matches`) and end in none."""
+    inner = gaps[1:-1]
+    if "" in inner or (gaps[0] and gaps[0][-1] in _WORD_CHARS):
+        return False
+    return _WORD_CHARS.isdisjoint(map(operator.itemgetter(-1), inner))
+
+
+def _split(
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
+) -> _Split | None:
+    """A dense lead-word rule's matches in ``text`` (or a dense rule's, see :func:`_unled`)
+    read with one ``split`` (texts, no match object each): the stretches between matches,
+    the part of each match before its value
+    (in pieces: one list per piece), the values, and the text after each value (one fixed
+    text for all, or, when values come from several groups, one per match, each its
+    group's fixed text). None when the rule's words occur less than once per ``_EVERY``
+    characters (:func:`_dense`), its first matches hold few distinct values (then deciding
+    goes match by match), or its values cannot be read this way (a value check, a
+    value group with no fixed tail, an empty value), or some but not
+    all of its first values start with ``unless`` (a placeholder): then :meth:`Rule.matches`.
+
+    The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
+    where each character lower-cases to one that case-insensitive matching takes it for
+    (none of ``_CASE_APART``; other texts are left to :meth:`Rule.matches`): so its
+    alternation of lead words keeps only those in ``lower``, and a text already in lower
+    case is read without ``(?i)``, as :attr:`Rule.scan` is (the pattern is written in
+    lower case)."""
+    if not rule.groups or rule.accept is not None:
+        return None
+    source, flags = rule.regex.pattern, rule.regex.flags
+    tails = value_tails(source, flags, rule.groups)
+    if not rule.lead:
+        scan = _unled(rule, lower, has)
+        if scan is None:
+            return None
+        on, words = text, tuple[str, ...]()
+    else:
+        literals = [literal for literal, _ in rule.branches]
+        roots = list(filter(has, rule.roots))
+        if rule.roots and not lower.isascii() and not _dense(lower, roots):
+            return None  # every match starts with a root, which Rule.matches looks up anyway
+        present = [has(literal) for literal in literals]
+        if not _dense(lower, set(compress(literals, present))):
+            return None
+        if len(lower) != len(text) or any(c in text for c in _CASE_APART):
+            return None  # where a word may match but its anchor not be in ``lower``
+        words = tuple(compress(rule.lead, present))
+        if text == lower:
+            flags &= ~re.IGNORECASE
+        scan = _split_form(source, flags & ~re.IGNORECASE, rule.lead, words, rule.groups)
+        on = lower  # the same spans as in ``text``
+    assert scan is not None
+    probe = list(islice(scan.finditer(on), _PROBE))
+    firsts = [next(filter(None, map(_read(text), map(m.span, rule.groups))), "") for m in probe]
+    if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
+        return None
+    if unless and len(set(map(operator.methodcaller("startswith", unless), firsts))) > 1:
+        return None
+    name = next(g for g in rule.groups if probe[0].group(g))  # its value is not empty
+    if name not in tails:
+        return None
+    if any(not m.group(name) for m in probe):
+        return _by_wholes(rule, text, words, flags, tails)
+    capture = rule.groups[: rule.groups.index(name) + 1]
+    pattern = _split_form(source, flags, rule.lead, words, capture, name)
+    if pattern is None:
+        return None
+    parts = pattern.split(text)
+    step = pattern.groups + 1
+    many = len(parts) // step
+    index = pattern.groupindex
+    for group in capture[:-1]:
+        earlier = parts[index[group] :: step]
+        if earlier.count(None) + earlier.count("") != many:
+            return _by_wholes(rule, text, words, flags, tails)
+    values = parts[index[name] :: step]
+    if "" in values:
+        return None
+    if None in values:
+        return _by_wholes(rule, text, words, flags, tails)
+    levels = sum(head.startswith(_HEAD) for head in index)
+    heads = [parts[index[f"{_HEAD}{level}"] :: step] for level in range(levels)]
+    if _known(words, flags):
+        heads.insert(0, [words[0]] * many)
+    return parts[0::step], heads, values, tails[name]
+
+
+def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str] | None:
+    """For a rule not led by words, its pattern with only value groups capturing, when it
+    can be split: not anchored (found by the regex engine's own scan, as ``split`` finds
+    it), no flag for the whole pattern, context-free hints (each match holds one) that
+    occur once per ``_EVERY`` characters or more; else None."""
+    source = rule.regex.pattern
+    if rule.anchored or rule.near or not rule.hints or source.startswith("(?"):
+        return None
+    if rule.regex.flags & re.IGNORECASE or not _dense(lower, list(filter(has, rule.hints))):
+        return None
+    return _split_form(source, rule.regex.flags, (), (), rule.groups)
+
+
+def _read(text: str) -> Callable[[tuple[int, int]], str]:
+    """The text of a span of ``text`` (empty for a group that did not take part)."""
+    return lambda span: text[span[0] : span[1]]
+
+
+def _by_wholes(
+    rule: Rule,
+    text: str,
+    words: tuple[str, ...],
+    flags: int,
+    tails: dict[str, str],
+) -> tuple[list[str], list[list[str]], list[str], list[str]] | None:
+    """:func:`split_values` where values come from several groups (bare and quoted mixed):
+    one ``split`` capturing each whole match and every value group; the value of a match
+    is the one group that took part in it (None when not exactly one did, when it is
+    empty, or when it has no fixed tail), the text before it the whole match less the
+    value and its group's tail."""
+    if not set(rule.groups) <= set(tails):
+        return None
+    source = rule.regex.pattern
+    pattern = _split_form(source, flags, rule.lead, words, rule.groups, whole=True)
+    if pattern is None:
+        return None
+    parts = pattern.split(text)
+    step = pattern.groups + 1
+    index = pattern.groupindex
+    wholes = parts[index[_WHOLE] :: step]
+    many = len(wholes)
+    columns = [parts[index[g] :: step] for g in rule.groups]
+    absent = set(map(tuple.count, zip(*columns, strict=True), repeat(None)))
+    if absent != {len(columns) - 1} or any("" in column for column in columns):
+        return None  # some match has no value group, more than one, or an empty value
+    values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
+    cut = list(map(str.rpartition, wholes, values))
+    ends = list(map(operator.itemgetter(2), cut))
+    # The last occurrence of a value in its match is the value unless it overlaps the
+    # tail; then that tail would be shorter than its group's, and so their sum.
+    taken = [many - column.count(None) for column in columns]
+    fixed = sum(len(tails[g]) * times for g, times in zip(rule.groups, taken, strict=True))
+    if len(values) != many or sum(map(len, ends)) != fixed:
+        return None
+    return parts[0::step], [list(map(operator.itemgetter(0), cut))], values, ends
