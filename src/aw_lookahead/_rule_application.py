@@ -142,9 +142,7 @@ class RuleApplication:
                 more = rule is not last
                 on = lower if per_char and few and more and len(text) >= BULK_CHARS else None
                 was = hints.narrow_made if hints is not None else None
-                done = None
-                if len(matches) >= _bulk_redaction._DECIDE_ALL:
-                    done = self._by_values(rule, learned, made, text, matches, on, was)
+                done = self._by_values(rule, learned, made, text, matches, on, was)
                 if done is None:
                     done = splice_lowered(text, on, matches, decide, decide_all, was)
                 new, new_lower, new_narrow = done

@@ -35,7 +35,7 @@ from aw_lookahead.lookahead import Lookahead, Outcome, RiskRouter, RuleJudge
 from aw_lookahead.lookahead.calibration import (
     Calibration,
     fit_domains,
-    fit_threshold,
+    fit_summary,
     reliability_bins,
 )
 from aw_lookahead.lookahead.judges import Judge, combine_verdicts
@@ -150,8 +150,7 @@ async def calibrate(
         )
     scores = [float(r["p_failure"]) for r in kept]
     failed = [bool(r["failed"]) for r in kept]
-    threshold, curve = fit_threshold(scores, failed, budget)
-    at = next((p for p in curve if p.threshold == threshold), None)
+    overall = fit_summary(scores, failed, budget)
     per_action = max((int(r["predictions"]) for r in kept), default=1)
     estimator = (
         "samples"
@@ -163,19 +162,19 @@ async def calibrate(
     calibration = Calibration(
         model=model,
         adapter_sha256=adapter_sha256,
-        threshold=threshold,
+        threshold=overall.threshold,
         budget=budget,
-        catch_rate=at.catch_rate if at is not None else 0.0,
-        false_veto_rate=at.false_veto_rate if at is not None else 0.0,
+        catch_rate=overall.catch_rate,
+        false_veto_rate=overall.false_veto_rate,
         predictions_per_action=per_action,
         estimator=estimator,
         temperature=getattr(world_model, "temperature", None),
         sampling=_sampling(world_model),
-        failing=sum(failed),
-        good=len(failed) - sum(failed),
+        failing=overall.failing,
+        good=overall.good,
         skipped=skipped,
         destructive=destructive,
-        curve=curve,
+        curve=overall.curve,
         domains=fit_domains(scores, failed, [str(r["domain"]) for r in kept], budget),
         reliability=reliability_bins(scores, failed),
         data=list(data),

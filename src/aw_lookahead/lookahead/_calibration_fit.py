@@ -21,6 +21,7 @@ __all__ = [
     "ReliabilityBin",
     "best_threshold",
     "fit_domains",
+    "fit_summary",
     "fit_threshold",
     "reliability_bins",
 ]
@@ -54,7 +55,8 @@ class ReliabilityBin(BaseModel):
 
 
 class DomainFit(BaseModel):
-    """The fit on one domain's actions alone (same meaning as :class:`Calibration`'s fields)."""
+    """A fit on some actions (one domain's alone, or all): the same meaning as
+    :class:`Calibration`'s fields of these names."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -79,7 +81,7 @@ def fit_threshold(
     is within the budget or none catches a failure. The budget is a ceiling,
     not a target: on the embedded model's 1,248 terminal validation actions
     the most catches within 5% cost 38 more good actions blocked (4.8% against
-    1.0%) for 2 more failures caught (21.2% against 20.4%).
+    0.9%) for 2 more failures caught (21.2% against 20.4%).
     """
     if len(scores) != len(failed):
         raise ValueError("scores and labels differ in length")
@@ -111,17 +113,24 @@ def fit_domains(
         n_fail = sum(1 for _, f in rows if f)
         if n_fail < DOMAIN_MIN_FAILING or len(rows) - n_fail < DOMAIN_MIN_GOOD:
             continue
-        threshold, curve = fit_threshold([s for s, _ in rows], [f for _, f in rows], budget)
-        at = next((p for p in curve if p.threshold == threshold), None)
-        fits[name] = DomainFit(
-            threshold=threshold,
-            catch_rate=at.catch_rate if at is not None else 0.0,
-            false_veto_rate=at.false_veto_rate if at is not None else 0.0,
-            failing=n_fail,
-            good=len(rows) - n_fail,
-            curve=curve,
-        )
+        fits[name] = fit_summary([s for s, _ in rows], [f for _, f in rows], budget)
     return fits
+
+
+def fit_summary(scores: Sequence[float], failed: Sequence[bool], budget: float) -> DomainFit:
+    """:func:`fit_threshold` with what its threshold catches and costs (0 for no threshold)
+    and the counts it was fit on."""
+    threshold, curve = fit_threshold(scores, failed, budget)
+    at = next((p for p in curve if p.threshold == threshold), None)
+    n_fail = sum(1 for f in failed if f)
+    return DomainFit(
+        threshold=threshold,
+        catch_rate=at.catch_rate if at is not None else 0.0,
+        false_veto_rate=at.false_veto_rate if at is not None else 0.0,
+        failing=n_fail,
+        good=len(failed) - n_fail,
+        curve=curve,
+    )
 
 
 def best_threshold(curve: Sequence[CurvePoint], budget: float) -> float | None:

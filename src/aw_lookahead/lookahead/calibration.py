@@ -62,6 +62,7 @@ from ._calibration_fit import (
     ReliabilityBin,
     best_threshold,
     fit_domains,
+    fit_summary,
     fit_threshold,
     reliability_bins,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "embedded_calibration_path",
     "find_calibration",
     "fit_domains",
+    "fit_summary",
     "fit_threshold",
     "load_calibration",
     "reliability_bins",

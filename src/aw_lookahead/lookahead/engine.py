@@ -287,7 +287,7 @@ class Lookahead:
             return []
         deadline = asyncio.get_running_loop().time() + self.deadline_s
         veto = await self._abstention.resolve(deadline)
-        threshold_for, domain = self._abstention.threshold_for, trajectory.domain.value
+        domain = trajectory.domain.value
         sampling = veto.calibration.request() if veto.calibration is not None else None
         step = prepare_step(self.world_model, trajectory, [c.action for c in candidates])
         if sampling is not None:
@@ -303,7 +303,7 @@ class Lookahead:
             deadline_s=self.deadline_s,
         )
         return [
-            self._decision(trajectory, c, s, j, threshold_for(veto, s, domain))
+            self._decision(trajectory, c, s, j, self._abstention.threshold_for(veto, s, domain))
             for c, s, j in zip(candidates, simulated, judged, strict=True)
         ]
 
