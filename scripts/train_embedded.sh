@@ -31,6 +31,7 @@ LORA_R=${LORA_R:-16}
 LORA_ALPHA=${LORA_ALPHA:-32}
 PROFILE=${PROFILE:-short}
 THREADS=${THREADS:-1}
+LEAD_WEIGHT=${LEAD_WEIGHT:-1}
 SAVE_EVERY=${SAVE_EVERY:-25}
 STOP_AFTER=${STOP_AFTER:-}
 INIT_ADAPTER=${INIT_ADAPTER:-}
@@ -54,7 +55,7 @@ args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train
       --out "$OUT" --method lora --targets all --max-len "$MAX_LEN" --epochs "$EPOCHS"
       --batch-size "$BATCH" --grad-accum "$GRAD_ACCUM" --lr "$LR" --scheduler cosine
       --warmup-steps 8 --lora-r "$LORA_R" --lora-alpha "$LORA_ALPHA" --save-every "$SAVE_EVERY" --keep-checkpoints "$KEEP"
-      --no-gradient-checkpointing --prompt-profile "$PROFILE" --threads "$THREADS"
+      --no-gradient-checkpointing --prompt-profile "$PROFILE" --threads "$THREADS" --lead-weight "$LEAD_WEIGHT"
       --seed "$SEED")
 if [[ -n "$MAX_STEPS" ]]; then args+=(--max-steps "$MAX_STEPS"); fi
 if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
@@ -72,7 +73,7 @@ if [[ "${SHIP:-1}" != 1 ]]; then
 fi
 # 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
 "$PY" scripts/ship_adapter.py --run "$OUT" --data "$DATA/terminal" "$DATA/mcp" \
-  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE)"
+  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE LEAD_WEIGHT=$LEAD_WEIGHT)"
 
 # 4. held-out numbers for the model card (base vs adapter, one server)
 if [[ "${BENCH:-1}" == 1 ]]; then

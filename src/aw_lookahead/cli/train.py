@@ -120,6 +120,13 @@ def register(subparsers: Any) -> None:
         "work); all: every position (default %(default)s)",
     )
     p.add_argument(
+        "--lead-weight",
+        type=float,
+        default=1.0,
+        help="weight of each target's outcome line (the first line of its output, where a "
+        "failure shows) in the step's mean loss; 1 = every label token alike (default)",
+    )
+    p.add_argument(
         "--threads",
         type=int,
         default=None,
@@ -173,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         prompts=args.prompts,
         prompt_profile=args.prompt_profile,
         logits=args.logits,
+        lead_weight=args.lead_weight,
         threads=args.threads,
         lora_kernel=args.lora_kernel,
         agent_data=args.agent_data,

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from aw_lookahead.prompts import output_start
 from aw_lookahead.trajectory import Action
 from aw_lookahead.worldmodel.base import Prediction
 
@@ -77,13 +78,6 @@ def _starts_failure(token: str, starters: frozenset[str]) -> bool:
     if not word:
         return False
     return any(s == word or (len(word) >= 3 and s.startswith(word)) for s in starters)
-
-
-def _first_output_offset(observation: str) -> int:
-    if observation.startswith("$ "):
-        newline = observation.find("\n")
-        return len(observation) if newline < 0 else newline + 1
-    return 0
 
 
 def _token_at(texts: Sequence[str], position: int) -> int | None:
@@ -138,7 +132,7 @@ def token_p_failure(prediction: Prediction, verdict: Verdict, failing: bool) -> 
     if at_line is None:
         return None
     chosen = math.exp(logprobs[at_line])
-    first = _token_at(texts, start + _first_output_offset(observation))
+    first = _token_at(texts, start + output_start(observation))
     tops = prediction.metadata.get("token_top_logprobs")
     if first is None or not isinstance(tops, Sequence) or len(tops) != len(texts):
         return chosen

@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from .parse import ParsedReply, parse_reply
+from .parse import ParsedReply, output_start, parse_reply
 from .profiles import (
     EMBEDDED_SERVED_NAME,
     embedded_prompt_profile,
@@ -53,6 +53,7 @@ __all__ = [
     "default_prompts",
     "embedded_prompt_profile",
     "history_messages",
+    "output_start",
     "parse_reply",
     "profile_for_model",
     "profile_prompts",

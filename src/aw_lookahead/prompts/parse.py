@@ -33,6 +33,16 @@ _CLOSE = "</predicted_observation>"
 _BLOCK = re.compile(r"<predicted_observation>(.*?)</predicted_observation>", re.DOTALL)
 
 
+def output_start(observation: str) -> int:
+    """Where a predicted observation's output begins: after a terminal's echoed ``$ command``
+    line, else at its start. The gate reads ``p_failure`` there and the trainer can weight the
+    line that starts there, so both mean the same position."""
+    if observation.startswith("$ "):
+        newline = observation.find("\n")
+        return len(observation) if newline < 0 else newline + 1
+    return 0
+
+
 @dataclass(frozen=True)
 class ParsedReply:
     """What the parser recovered. ``observation`` is ``""`` only when nothing was found."""

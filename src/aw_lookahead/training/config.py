@@ -79,6 +79,11 @@ class TrainConfig:
     runs each plain LoRA layer as one autograd node (fewer full-size passes,
     same function and adapter files as PEFT's; see
     :mod:`~aw_lookahead.training._lora_kernel`); ``"peft"`` keeps PEFT's forward.
+    ``lead_weight`` counts each token of a target's outcome line (the first
+    line of its output, where failure shows; see
+    :mod:`~aw_lookahead.training._outcome_line`) that many times in the step's
+    mean; 1 is the plain mean. The step's plain loss and its outcome-line
+    loss are recorded either way.
     """
 
     model: Path
@@ -113,6 +118,7 @@ class TrainConfig:
     """Folder of system prompt overrides (see :class:`~aw_lookahead.prompts.PromptSet`)."""
     prompt_profile: PromptProfile | Literal["auto"] = "auto"
     logits: LossPositions = "labels"
+    lead_weight: float = 1.0
     threads: int | None = None
     lora_kernel: LoraKernel = "fused"
     agent_data: list[Path] = field(default_factory=list)
@@ -207,6 +213,8 @@ class TrainConfig:
             raise ConfigError(f"epochs must be > 0, got {self.epochs}")
         if self.lr <= 0:
             raise ConfigError(f"lr must be > 0, got {self.lr}")
+        if not self.lead_weight >= 1.0:
+            raise ConfigError(f"lead_weight must be >= 1, got {self.lead_weight}")
         self.agent_data = [Path(p) for p in self.agent_data]
         for p in self.agent_data:
             if not p.exists():

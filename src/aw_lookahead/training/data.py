@@ -45,6 +45,7 @@ from aw_lookahead.lookahead.shadow import is_shadow_record, load_shadow_pair
 from aw_lookahead.prompts import PromptSet, history_messages, render_messages
 from aw_lookahead.trajectory import Trajectory, TurnSample, iter_jsonl_dicts
 
+from ._outcome_line import lead_token_spans
 from .classify import ClassifyConfig, TurnClass, classify_trajectory, classify_turn, keep_draw
 
 __all__ = [
@@ -268,6 +269,8 @@ class EncodedSample:
     label_classes: tuple[tuple[TurnClass, int], ...] = ()
     trimmed_turns: int = 0
     truncated: bool = False
+    lead: tuple[tuple[int, int], ...] = ()
+    """Token spans ``[start, end)`` of the targets' outcome lines (:mod:`._outcome_line`)."""
 
     @property
     def n_label_tokens(self) -> int:
@@ -338,6 +341,10 @@ def encode_sample(
     ids, labels = ids[:max_len], labels[:max_len]
     if all(x == IGNORE_INDEX for x in labels):
         return None
+    contents = [
+        (start, str(messages[t]["content"])) for t, (start, _) in zip(targets, spans, strict=True)
+    ]
+    lead = lead_token_spans(text, contents, enc["offset_mapping"], labels, IGNORE_INDEX)
     return EncodedSample(
         key=sample.key,
         input_ids=ids,
@@ -345,6 +352,7 @@ def encode_sample(
         label_classes=tuple(per_class.items()),
         trimmed_turns=skip,
         truncated=truncated,
+        lead=lead,
     )
 
 

@@ -30,7 +30,7 @@ from .data import IGNORE_INDEX, DataReport, EncodedSample, TargetMode, prepare_d
 __all__ = ["ENCODED_FILE", "data_fingerprint", "load_or_prepare"]
 
 ENCODED_FILE = "encoded.jsonl.gz"
-_FORMAT = 1
+_FORMAT = 2
 
 
 def _file_digests(paths: Sequence[Path]) -> Iterator[tuple[str, str]]:
@@ -99,6 +99,7 @@ def _write(file: Path, fingerprint: str, samples: list[EncodedSample], report: D
                 "classes": [[c.value, n] for c, n in s.label_classes],
                 "trimmed": s.trimmed_turns,
                 "truncated": s.truncated,
+                "lead": [list(span) for span in s.lead],
             }
             fh.write(json.dumps(row, separators=(",", ":")) + "\n")
     os.replace(tmp, file)
@@ -128,6 +129,7 @@ def _read(file: Path, fingerprint: str) -> tuple[list[EncodedSample], DataReport
                         label_classes=tuple((TurnClass(c), int(n)) for c, n in row["classes"]),
                         trimmed_turns=int(row["trimmed"]),
                         truncated=bool(row["truncated"]),
+                        lead=tuple((int(a), int(b)) for a, b in row["lead"]),
                     )
                 )
     except (OSError, EOFError, ValueError, KeyError, TypeError):

@@ -37,7 +37,7 @@ from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import JsonlWriter
 
 from . import _artifacts as art
-from .batches import batch_order, collate, label_loss, predicted_labels
+from .batches import batch_order, collate, label_loss, lead_mask, predicted_labels, predicted_lead
 from .config import TrainConfig, train_prompts
 from .data import DataReport, EncodedSample
 from .dataset_cache import load_or_prepare
@@ -138,6 +138,7 @@ def train(cfg: TrainConfig) -> TrainResult:
         )
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     label_counts = [predicted_labels(s) for s in samples]
+    lead_counts = [predicted_lead(s) for s in samples]
 
     world = acc.num_processes
     global_batch = cfg.batch_size * world
@@ -203,27 +204,32 @@ def train(cfg: TrainConfig) -> TrainResult:
             ]
             # every process knows the whole step's label count: no communication needed
             step_labels = max(1, sum(label_counts[i] for order in orders for i in order))
+            step_lead = sum(lead_counts[i] for order in orders for i in order)
+            weight = step_labels + (cfg.lead_weight - 1.0) * step_lead
             # accelerate divides by grad_accum and DDP averages over processes: undo both,
-            # so the gradient is that of the mean over the step's label tokens
-            scale = world * cfg.grad_accum / step_labels
-            sums = []
+            # so the gradient is that of the (weighted) mean over the step's label tokens
+            scale = world * cfg.grad_accum / weight
+            sums, lead_sums = [], []
             for order in orders:
                 mine = [
                     samples[i] for i in order[rank * cfg.batch_size : (rank + 1) * cfg.batch_size]
                 ]
                 batch = collate(torch, mine, pad_id, acc.device)
+                lead = lead_mask(torch, mine, acc.device)
                 tokens += int(batch["attention_mask"].sum()) * world
                 with acc.accumulate(model):
-                    ce = label_loss(torch, model, batch, cfg.logits)
-                    acc.backward(ce * scale)
+                    ce = label_loss(torch, model, batch, cfg.logits, lead, cfg.lead_weight)
+                    acc.backward(ce.weighted * scale)
                     if acc.sync_gradients and cfg.max_grad_norm > 0:
                         acc.clip_grad_norm_(params, cfg.max_grad_norm)
                     optimizer.step()
                     scheduler.step()
                     optimizer.zero_grad()
-                sums.append(ce.detach().float())
+                sums.append(ce.plain.detach().float())
+                lead_sums.append(ce.lead.detach().float())
             label_tokens += step_labels
             step_loss = float(acc.gather(torch.stack(sums).sum()).sum().item()) / step_labels
+            lead_total = float(acc.gather(torch.stack(lead_sums).sum()).sum().item())
             losses.append((step + 1, step_loss))
             result.step = step + 1
             if main:
@@ -231,6 +237,7 @@ def train(cfg: TrainConfig) -> TrainResult:
                     {
                         "step": step + 1,
                         "loss": step_loss,
+                        "lead_loss": lead_total / step_lead if step_lead else None,
                         "lr": scheduler.get_last_lr()[0],
                         "tokens": tokens_before + tokens,
                         "label_tokens": labels_before + label_tokens,
@@ -327,6 +334,7 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "prompt_profile": cfg.resolved_profile(),
         "init_adapter": str(cfg.init_adapter) if cfg.init_adapter else None,
         "logits": cfg.logits,
+        "lead_weight": cfg.lead_weight,
         "threads": cfg.threads,
         "lora_kernel": cfg.lora_kernel,
         "cached_data": r.cached_data,
