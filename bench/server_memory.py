@@ -5,16 +5,22 @@ Usage (CPU, the embedded model; each variant starts and stops its own server)::
     .venv/bin/python bench/server_memory.py
     .venv/bin/python bench/server_memory.py --json
 
-For each variant the server is started, sent three K=4 requests on a
-~1,500-token prompt (so the KV cache and the sampler are in use), and the
-proportional set size (PSS: shared pages counted once across the server's
-processes) of its whole process group is read from ``/proc/*/smaps_rollup``,
-in MiB and in GB (10^9 bytes, the unit of the 1.5 GB goal); the median time
-of the three requests is printed beside it.
+For each variant the server is started, sent one warm-up and then six K=4
+requests on ~1,500-token prompts (each with a different first word, so no
+prompt is served from the prefix cache; the KV cache and the sampler are in
+use), and the proportional set size (PSS: shared pages counted once across the
+server's processes) of its whole process group is read from
+``/proc/*/smaps_rollup``, in MiB and in GB (10^9 bytes, the unit of the 1.5 GB
+goal). Beside it: the median time of the six requests and the CPU seconds
+(user and system) and minor page faults the server's processes spent per
+request, which move less with the machine's load than wall time.
 *baseline* is ``LocalServer``'s plain defaults (the CPU build then reserves
 4 GiB of KV cache and runs API server, engine and worker as separate
 processes); *embedded* is :func:`~aw_lookahead.serving.embedded_server_options`,
-what ``serve --local``, ``make demo`` and the tests use.
+what ``serve --local``, ``make demo`` and the tests use; *dynamic-malloc* is
+the same without its fixed malloc thresholds (glibc's dynamic ones) and
+*spin-wait* without ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP's threads then spin
+while they wait); before 2026-12-04 the embedded options had neither.
 """
 
 from __future__ import annotations
@@ -53,6 +59,28 @@ def _group_memory(pgid: int) -> tuple[int, int, int]:
     return procs, pss // 1024, rss // 1024
 
 
+_REQUESTS = 6
+
+
+def _group_cpu(pgid: int) -> tuple[float, float, int]:
+    """(user s, system s, minor faults) of process group ``pgid``'s live processes."""
+    user = system = 0.0
+    faults = 0
+    tick = os.sysconf("SC_CLK_TCK")
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path("/proc", name, "stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if stat[2] == str(pgid):
+            faults += int(stat[7])
+            user += int(stat[11]) / tick
+            system += int(stat[12]) / tick
+    return user, system, faults
+
+
 def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
     import httpx
 
@@ -63,20 +91,24 @@ def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
     began = time.perf_counter()
     with server:
         ready_s = time.perf_counter() - began
-        body = {
-            "model": EMBEDDED_MODEL_NAME,
-            "messages": [{"role": "user", "content": "word " * 1500}],
-            "max_tokens": 16,
-            "n": 4,
-        }
-        latencies = []
-        for _ in range(3):
-            sent = time.perf_counter()
-            httpx.post(
-                f"{server.base_url}/chat/completions", json=body, timeout=ready_timeout(600)
-            ).raise_for_status()
-            latencies.append(time.perf_counter() - sent)
+        url = f"{server.base_url}/chat/completions"
         assert server.pid is not None
+
+        def ask(first: str) -> float:
+            body = {
+                "model": EMBEDDED_MODEL_NAME,
+                "messages": [{"role": "user", "content": first + " word" * 1500}],
+                "max_tokens": 16,
+                "n": 4,
+            }
+            sent = time.perf_counter()
+            httpx.post(url, json=body, timeout=ready_timeout(600)).raise_for_status()
+            return time.perf_counter() - sent
+
+        ask("warm")
+        before = _group_cpu(server.pid)
+        latencies = [ask(f"run{i}") for i in range(_REQUESTS)]
+        after = _group_cpu(server.pid)
         procs, pss, rss = _group_memory(server.pid)
     return {
         "processes": procs,
@@ -85,7 +117,15 @@ def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
         "rss_mib": rss,
         "ready_s": round(ready_s, 1),
         "median_request_s": round(statistics.median(latencies), 2),
+        "user_s_per_request": round((after[0] - before[0]) / _REQUESTS, 2),
+        "system_s_per_request": round((after[1] - before[1]) / _REQUESTS, 2),
+        "minor_faults_per_request": (after[2] - before[2]) // _REQUESTS,
     }
+
+
+def _without(env: dict[str, str], prefix: str) -> dict[str, str]:
+    """``env`` less its variables starting with ``prefix`` (``MALLOC_ARENA_MAX`` stays)."""
+    return {k: v for k, v in env.items() if not k.startswith(prefix) or k == "MALLOC_ARENA_MAX"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,9 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     from aw_lookahead.serving import embedded_server_options
 
     folder = prepare_embedded_model()
+    embedded = embedded_server_options(folder)
     variants = {
         "baseline": {"max_model_len": 4096},
-        "embedded": embedded_server_options(folder),
+        "dynamic-malloc": {**embedded, "env": _without(embedded["env"], "MALLOC_")},
+        "spin-wait": {**embedded, "env": _without(embedded["env"], "OMP_WAIT_POLICY")},
+        "embedded": embedded,
     }
     results = {}
     for name, options in variants.items():
@@ -109,10 +152,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.json:
             r = results[name]
             print(
-                f"{name:<9} {r['processes']} processes, PSS {r['pss_mib']} MiB "
+                f"{name:<14} {r['processes']} processes, PSS {r['pss_mib']} MiB "
                 f"({r['pss_mib'] / 1024:.2f} GiB, {r['pss_gb']:.2f} GB), RSS sum {r['rss_mib']} "
-                f"MiB, ready in {r['ready_s']} s, median K=4 request {r['median_request_s']} s "
-                f"(load {r['load']})",
+                f"MiB, ready in {r['ready_s']} s, median K=4 request {r['median_request_s']} s, "
+                f"per request {r['user_s_per_request']} s user + "
+                f"{r['system_s_per_request']} s system CPU, "
+                f"{r['minor_faults_per_request']} minor faults (load {r['load']})",
                 flush=True,
             )
     if args.json:

@@ -18,6 +18,7 @@ from .startup import ready_timeout
 
 __all__ = [
     "EMBEDDED_KV_TOKENS",
+    "EMBEDDED_SERVER_ENV",
     "embedded_kv_cache_bytes",
     "embedded_server_options",
     "start_embedded_server",
@@ -29,6 +30,15 @@ tokens for the ``n`` sampled completions of a check (~113 MiB for SmolLM2-135M; 
 prefix cache stores a shared history once); vLLM queues what does not fit instead of
 failing. Two full contexts (~180 MiB) measured 30-70 MiB more resident memory for the
 whole server and no faster check."""
+
+EMBEDDED_SERVER_ENV = {
+    "MALLOC_ARENA_MAX": "2",
+    "MALLOC_TRIM_THRESHOLD_": "131072",
+    "MALLOC_MMAP_THRESHOLD_": "131072",
+    "OMP_WAIT_POLICY": "PASSIVE",
+}
+"""The embedded server's environment: glibc malloc and OpenMP settings (see
+:func:`embedded_server_options`)."""
 
 _SMOLLM2_135M_KV_BYTES_PER_TOKEN = 2 * 30 * 3 * 64 * 2  # layers, kv heads, head dim, bf16
 
@@ -44,16 +54,24 @@ def embedded_kv_cache_bytes(model: str | os.PathLike[str] | None = None) -> int:
 def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """The :class:`LocalServer` options of the embedded model (``serve --local`` uses the same):
     a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
-    the model worker inside the engine process, at most 16 sequences at once and two malloc
-    arenas (``MALLOC_ARENA_MAX=2``). Measured: 1.48-1.78 GiB proportional set size for the
-    whole server after K=4 requests on a 1,500-token prompt, depending on the run
-    (``bench/server_memory.py``; 5.51 GiB with vLLM's CPU defaults in the same run)."""
+    the model worker inside the engine process, at most 16 sequences at once, and
+    :data:`EMBEDDED_SERVER_ENV`: two malloc arenas, fixed 128 KiB malloc trim and mmap
+    thresholds (the holes left by weights copied at load time go back to the system) and
+    OpenMP threads that sleep instead of spinning while they wait (with the worker inside
+    the engine process, spinning threads compete with the engine's own thread).
+
+    Measured with ``bench/server_memory.py`` on the 2-core machine (K=4 requests on
+    1,500-token prompts): the fixed malloc thresholds take the whole server's proportional
+    set size from 1,663-1,692 MiB to 1,566-1,571 MiB; sleeping OpenMP threads take a
+    request from 8.6 s to 5.4 s of wall time with one other job running (4.9 s either way
+    on a quieter machine) and its user CPU from 6-8 s to 3.8 s. vLLM's CPU defaults: 5.5-5.7
+    GiB. See docs/serving.md."""
     return {
         "max_model_len": 4096,
         "kv_cache_memory_bytes": embedded_kv_cache_bytes(model),
         "single_process_worker": True,
         "max_num_seqs": 16,
-        "env": {"MALLOC_ARENA_MAX": "2"},
+        "env": dict(EMBEDDED_SERVER_ENV),
     }
 
 
