@@ -262,6 +262,24 @@ def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
     return text[:at] + rng.choice(extra) + text[at:]
 
 
+_MIXED = "API_KEY=v9999999x\nDB_PASSWORD=[REDACTED_SECRET_0a1b2c] "
+"""Values of the dense rule that are placeholders (one made by an earlier rule), first."""
+
+
+def test_values_that_are_placeholders_leave_the_others_decided_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = _MIXED + "".join(f"password=v{i:07d}x " for i in range(3000))
+    calls: list[str] = []
+    one = Redactor._stand_in
+    monkeypatch.setattr(Redactor, "_stand_in", lambda self, *a: calls.append("") or one(self, *a))
+    out = Redactor(key=b"dense-key-16byte").text(text)
+    assert out.startswith("API_KEY=[REDACTED_SECRET_")
+    assert "v0002999x" not in out
+    assert "DB_PASSWORD=[REDACTED_SECRET_0a1b2c] password=[REDACTED_SECRET_" in out
+    assert len(calls) < 8  # not one call per match
+
+
 @pytest.mark.parametrize("seed", [10, 11, 12])
 def test_dense_distinct_secrets_are_redacted_as_match_by_match(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -278,6 +296,7 @@ def test_dense_distinct_secrets_are_redacted_as_match_by_match(
     texts += [texts[1][: len(texts[1]) // 2] + texts[6], _dense_distinct(rng, 8, 300)]
     texts.append(_dense_distinct(rng, 11, 1500) + _dense_distinct(rng, 0, 1500))
     texts.append(_dense_distinct(rng, 13, 3000))  # some names after a word character
+    texts += [_MIXED + _dense_distinct(rng, 0, 3000), _MIXED + _dense_distinct(rng, 4, 3000)]
 
     def run(texts: list[str], *, decided_per_match: bool, alone: bool) -> list[object]:
         redactor = Redactor(key=b"dense-key-16byte")

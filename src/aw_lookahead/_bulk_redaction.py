@@ -10,17 +10,20 @@ once through ``decide_all``) and puts the text back together with C-level
 iteration (``map``, ``dict``, ``str.join``), or with one ``str.replace``
 when all matches are one repeated text. (A rule's own bulk reading, texts
 instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
+:func:`collector_paused` keeps the cyclic garbage collector off meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import operator
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from itertools import repeat
 
-__all__ = ["BULK_CHARS", "HintWords", "splice", "splice_lowered"]
+__all__ = ["BULK_CHARS", "HintWords", "collector_paused", "splice", "splice_lowered"]
 
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
@@ -260,3 +263,19 @@ def _all_are(text: str, whole: str, starts: list[int], ends: list[int]) -> bool:
     return all(map(size.__eq__, map(operator.sub, ends, starts))) and all(
         map(text.startswith, repeat(whole), starts)
     )
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off meanwhile, on again after when it was on before.
+
+    Threads may overlap: one that found it on turns it on again when it ends, so it
+    is never left off by this (only later, when nobody pauses it, is it collected).
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()

@@ -221,15 +221,13 @@ def _dense(lower: str, words: Collection[str]) -> bool:
 _Split = tuple[list[str], list[list[str]], list[str], str | list[str]]
 
 
-def split_values(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
-) -> _Split | None:
+def split_values(rule: Rule, text: str, lower: str, has: Callable[[str], bool]) -> _Split | None:
     """:func:`_split`, for a rule with a word-start check too when every match it finds
     follows a gap ending in no ASCII letter, digit or underscore (or starts the text):
     then each passes the check, and the matches are those :meth:`Rule.matches` keeps."""
     if rule.word_start and rule.lead:
         return None
-    split = _split(rule, text, lower, has, unless)
+    split = _split(rule, text, lower, has)
     if split is not None and rule.word_start and not _words_start(split[0]):
         return None
     return split
@@ -245,9 +243,7 @@ def _words_start(gaps: list[str]) -> bool:
     return _WORD_CHARS.isdisjoint(map(operator.itemgetter(-1), inner))
 
 
-def _split(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
-) -> _Split | None:
+def _split(rule: Rule, text: str, lower: str, has: Callable[[str], bool]) -> _Split | None:
     """A dense lead-word rule's matches in ``text`` (or a dense rule's, see :func:`_unled`)
     read with one ``split`` (texts, no match object each): the stretches between matches,
     the part of each match before its value
@@ -256,8 +252,7 @@ def _split(
     group's fixed text). None when the rule's words occur less than once per ``_EVERY``
     characters (:func:`_dense`), its first matches hold few distinct values (then deciding
     goes match by match), or its values cannot be read this way (a value check, a
-    value group with no fixed tail, an empty value), or some but not
-    all of its first values start with ``unless`` (a placeholder): then :meth:`Rule.matches`.
+    value group with no fixed tail, an empty value): then :meth:`Rule.matches`.
 
     The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
     where each character lower-cases to one that case-insensitive matching takes it for
@@ -293,8 +288,6 @@ def _split(
     probe = list(islice(scan.finditer(on), _PROBE))
     firsts = [next(filter(None, map(_read(text), map(m.span, rule.groups))), "") for m in probe]
     if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
-        return None
-    if unless and len(set(map(operator.methodcaller("startswith", unless), firsts))) > 1:
         return None
     name = next(g for g in rule.groups if probe[0].group(g))  # its value is not empty
     if name not in tails:
