@@ -100,6 +100,8 @@ class RuleApplication:
         for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
+            if hints is not None and not hints.any(rule.marks, near=True):
+                continue
             if hints is None and not rule.applies(lower, ascii_only):
                 continue
             made: set[str] = set()

@@ -56,6 +56,9 @@ class Rule:
     lead: tuple[str, ...] = ()
     """For a ``(?i)`` pattern that starts with a group of alternative words,
     ``(?i)(?:w1|w2|…)rest``: the words, as written there (lower case)."""
+    marks: tuple[str, ...] = ()
+    """Lower-case substrings one of which every match holds besides a hint (the sign between
+    a name and its value, ``=`` or ``:``): a text with none of them is skipped too."""
     branches: tuple[tuple[str, re.Pattern[str]], ...] = field(default=(), init=False, compare=False)
     """From :attr:`lead`: each word's literal start with ``word + rest`` compiled, run over the
     lower-cased text; a pattern led by a literal is scanned for as fast as a substring."""
@@ -91,11 +94,12 @@ class Rule:
         """Whether ``lower`` (the lower-cased text) can hold a match at all.
 
         Hints that are not ASCII are skipped for ASCII text (``ascii_only``), a
-        test that costs far less than a search.
+        test that costs far less than a search. :attr:`marks` are looked for after them.
         """
-        return not self.hints or any(
-            hint in lower for hint in self.hints if not ascii_only or hint.isascii()
-        )
+        return (
+            not self.hints
+            or any(hint in lower for hint in self.hints if not ascii_only or hint.isascii())
+        ) and (not self.marks or any(mark in lower for mark in self.marks))
 
     def value_span(self, match: re.Match[str]) -> tuple[int, int]:
         """Where the value to replace is in ``match``'s string: the first non-empty value group
