@@ -15,6 +15,7 @@ instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import gc
@@ -36,12 +37,25 @@ _DECIDE_ALL = 64
 """From this many distinct matches on, :func:`splice` hands them to ``decide_all`` at once."""
 _REPLACE_MAX = 256
 """The longest repeated match text :func:`splice` replaces with ``str.replace``."""
+_FEW_WIDE = 4096
+"""Up to this many wider characters (and question marks), :class:`HintWords` knows where
+each is, instead of searching the text for a word that holds one."""
 
 
 @functools.cache
 def _inner_hints(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
     """For each hint, the other hints inside it: when one of those is absent, so is it."""
     return {h: tuple(o for o in vocabulary if o != h and o in h) for h in vocabulary}
+
+
+def _nowhere(start: int) -> int:
+    return -1
+
+
+def _next_of(places: list[int], start: int) -> int:
+    """The first of ``places`` (in order) from ``start`` on; -1 when none."""
+    at = bisect.bisect_left(places, start)
+    return places[at] if at < len(places) else -1
 
 
 class HintWords:
@@ -65,6 +79,9 @@ class HintWords:
         self._narrow: bytes | None = None
         self._gone: frozenset[str] = frozenset()
         """Characters absent from the text outside placeholders (absent before they came)."""
+        self._first: dict[str, int] = {}
+        self._wide: dict[str, list[int]] | None = None
+        self._wide_made = False
 
     def after(
         self, lower: str, placeholders: Collection[str], narrow: bytes | None = None
@@ -124,13 +141,56 @@ class HintWords:
         return found
 
     def _search(self, word: str) -> bool:
-        """``word in`` the text. An ASCII word is looked for in a one-byte copy of a text
-        that has wider characters (each of those a ``?`` there, which no word holds)."""
-        if self._ascii_only or not word.isascii() or "?" in word:
-            return word in self._lower
-        return word.encode() in self.narrow()
+        """``word in`` the text (where it first is is kept, see :meth:`places`)."""
+        at = self._first[word] = self._finder(word)(0)
+        return at >= 0
 
     _has = has
+
+    def places(self, word: str) -> tuple[int, Callable[[int], int]]:
+        """Where ``word`` (lower case) first is in the text (-1: nowhere), and
+        ``lower.find(word, start)`` as a function of ``start``, each the fastest way this
+        text allows: the first place is kept from :meth:`has`; an ASCII word is looked for
+        in the one-byte copy of a wide text (each wider character a ``?`` there, which no
+        such word holds); a word holding a wider character, where the text has few of
+        those, is read from where they are (:meth:`_wide_index`) instead of a search."""
+        if not self.has(word):
+            return -1, _nowhere
+        find = self._finder(word)
+        at = self._first.get(word)
+        if at is None:
+            at = self._first[word] = find(0)
+        return at, find
+
+    def _finder(self, word: str) -> Callable[[int], int]:
+        if self._ascii_only or "?" in word:
+            return functools.partial(self._lower.find, word)
+        if word.isascii():
+            return functools.partial(self.narrow().find, word.encode())
+        index = self._wide_index()
+        if index is None:
+            return functools.partial(self._lower.find, word)
+        at = next(i for i, c in enumerate(word) if not c.isascii())
+        places = [p - at for p in index.get(word[at], ()) if p >= at]
+        return functools.partial(_next_of, [p for p in places if self._lower.startswith(word, p)])
+
+    def _wide_index(self) -> dict[str, list[int]] | None:
+        """Where each character wider than ASCII is in the text (in order), when the
+        one-byte copy holds at most ``_FEW_WIDE`` question marks (they stand for those
+        characters, and for themselves); else None."""
+        if not self._wide_made:
+            self._wide_made = True
+            narrow = self.narrow()
+            if narrow.count(b"?") <= _FEW_WIDE:
+                index: dict[str, list[int]] = {}
+                at = narrow.find(b"?")
+                while at >= 0:
+                    char = self._lower[at]
+                    if char != "?":
+                        index.setdefault(char, []).append(at)
+                    at = narrow.find(b"?", at + 1)
+                self._wide = index
+        return self._wide
 
     @property
     def narrow_made(self) -> bytes | None:
@@ -146,7 +206,8 @@ class HintWords:
     def _has_char(self, char: str) -> bool:
         found = self._chars.get(char)
         if found is None:
-            found = self._chars[char] = char in self._lower
+            index = None if self._ascii_only or char.isascii() else self._wide_index()
+            found = self._chars[char] = char in (self._lower if index is None else index)
         return found
 
     def _has_outside(self, hint: str) -> bool:

@@ -120,7 +120,8 @@ class RuleApplication:
                     matches = bulk[0]
                 else:
                     narrow = hints.narrow if hints is not None else None
-                    matches = rule.matches(text, lower, has, narrow, aligned)
+                    places = hints.places if hints is not None else None
+                    matches = rule.matches(text, lower, has, narrow, aligned, places)
                 # ASCII text is lower-cased again faster than it is spliced around many matches.
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
                 more = rule is not last

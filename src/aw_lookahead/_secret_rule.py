@@ -10,6 +10,7 @@ of rules is :mod:`aw_lookahead._redact_rules`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
@@ -21,6 +22,8 @@ from ._pattern_forms import after_word, anchor_roots, apart, bare_all, branches_
 
 __all__ = ["WORD_START", "Rule", "aligned_copies", "aligned_lower", "starts_word"]
 
+Places = Callable[[str], tuple[int, Callable[[int], int]]]
+"""Where a word first is in a text (-1: nowhere) and the next place from a start on."""
 _VALUE_GROUPS = ("secret", "dq", "sq")
 """The named groups that hold the value to replace, in the order they are looked at."""
 _SCAN_EVERY = 256
@@ -117,6 +120,7 @@ class Rule:
         has: Callable[[str], bool] | None = None,
         narrow: Callable[[], bytes] | None = None,
         aligned: Callable[[], tuple[str, bytes] | None] | None = None,
+        places: Places | None = None,
     ) -> list[re.Match[str]]:
         """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
 
@@ -138,7 +142,7 @@ class Rule:
             found = self._unaligned(text, has, aligned() if aligned else _copies(text))
         elif self.branches and lower.isascii():
             found = self._by_branches(lower, has)
-        elif (starts := self._anchor_starts(lower, has, narrow, text)) is None:
+        elif (starts := self._anchor_starts(lower, has, narrow, text, places)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
@@ -301,6 +305,7 @@ class Rule:
         has: Callable[[str], bool],
         narrow: Callable[[], bytes] | None = None,
         text: str = "",
+        places: Places | None = None,
     ) -> list[int] | None:
         """Where the anchors are (by their :attr:`roots`: some more places, where the regex
         fails), in order; None past one per ``_SCAN_EVERY`` characters of ASCII text when
@@ -309,23 +314,28 @@ class Rule:
         is taken by case-insensitive matching for its lower case alone (and ``\\s``,
         ``\\w`` say the same of both). In a wide text, anchors with at least four ASCII
         characters are looked for in ``narrow()`` (the same positions, one byte a
-        character, each wider character a ``?``: more places again, never fewer)."""
+        character, each wider character a ``?``: more places again, never fewer). With
+        ``places`` (see :meth:`HintWords.places`), each root is looked for through it."""
         ascii_only = lower.isascii()
         limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
         starts: set[int] = set()
         for hint in self.roots:
             if not has(hint):
                 continue
-            on: str | bytes = lower
-            word: str | bytes = hint
-            if narrow is not None and not ascii_only and _narrow_enough(hint):
-                on, word = narrow(), hint.encode("ascii", "replace")
-            at = on.find(word)  # type: ignore[arg-type]
+            if places is not None:
+                at, find = places(hint)
+            else:
+                on: str | bytes = lower
+                word: str | bytes = hint
+                if narrow is not None and not ascii_only and _narrow_enough(hint):
+                    on, word = narrow(), hint.encode("ascii", "replace")
+                find = functools.partial(on.find, word)  # type: ignore[arg-type]
+                at = find(0)
             while at >= 0:
                 starts.add(at)
                 if len(starts) == limit and (ascii_only or _scannable(text)):
                     return None
-                at = on.find(word, at + 1)  # type: ignore[arg-type]
+                at = find(at + 1)
         return sorted(starts)
 
 
