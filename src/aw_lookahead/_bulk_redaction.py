@@ -23,6 +23,7 @@ import operator
 import re
 from collections.abc import Callable, Collection, Iterator
 from itertools import repeat
+from typing import AnyStr
 
 __all__ = ["BULK_CHARS", "HintWords", "collector_paused", "splice", "splice_lowered"]
 
@@ -281,13 +282,17 @@ def splice_lowered(
         new = decide(text, matches[0])
         if new == whole:
             return text, lower, narrow
-        # Every occurrence is a match when the counts agree and occurrences cannot overlap.
-        if (
-            len(whole) <= _REPLACE_MAX
-            and text.count(whole) == len(matches)
-            and not any(whole.endswith(whole[:k]) for k in range(1, len(whole)))
-        ):
-            return text.replace(whole, new), None, None
+        done = _replaced(text, whole, new, len(matches))
+        if done is not None:
+            if lower is None:
+                return done, None, None
+            low, new_low = whole.lower(), new.lower()
+            done_lower = _replaced(lower, low, new_low, len(matches))
+            if done_lower is None or narrow is None:
+                return done, done_lower, None
+            narrow_low = low.encode("ascii", "replace")
+            narrow_new = new_low.encode("ascii", "replace")
+            return done, done_lower, _replaced(narrow, narrow_low, narrow_new, len(matches))
         decided = {whole: new}
         wholes = [whole] * len(matches)
     else:
@@ -316,6 +321,17 @@ def splice_lowered(
     parts[0::2] = map(narrow.__getitem__, map(slice, [0, *ends], [*starts, len(narrow)]))
     parts[1::2] = map(narrowed.__getitem__, wholes)
     return new_text, new_lower, b"".join(parts)
+
+
+def _replaced(on: AnyStr, old: AnyStr, new: AnyStr, times: int) -> AnyStr | None:
+    """``on`` with ``old`` replaced by ``new`` where ``old`` occurs ``times`` times and no
+    occurrence of it can overlap another: then those are the matches (their places in
+    ``text``, and in its lower case and one-byte copy, which keep places); else None."""
+    if len(old) > _REPLACE_MAX or on.count(old) != times:
+        return None
+    if any(old.endswith(old[:k]) for k in range(1, len(old))):
+        return None
+    return on.replace(old, new)
 
 
 def _all_are(text: str, whole: str, starts: list[int], ends: list[int]) -> bool:
