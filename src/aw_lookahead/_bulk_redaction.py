@@ -119,6 +119,10 @@ class HintWords:
                 return True
         return not hints
 
+    def outside(self, word: str) -> bool:
+        """Whether ``word`` (lower case) is in the text outside placeholders (see :meth:`any`)."""
+        return self.any((word,), near=False)
+
     def _gone_outside(self, word: str) -> bool:
         """Whether a character of ``word`` is absent outside placeholders (then so is it)."""
         return any(c in self._gone or not self._has_char(c) for c in word)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from ._secret_rule import WORD_START, Rule, starts_word
+from ._pattern_forms import WORD_START, starts_word
+from ._secret_rule import Rule
 
 __all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field", "starts_word"]
 

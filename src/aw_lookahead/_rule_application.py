@@ -113,7 +113,7 @@ class RuleApplication:
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
-                new = self._by_split(rule, learned, made, text, lower, hints.has)
+                new = self._by_split(rule, learned, made, text, lower, hints.outside)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
@@ -264,10 +264,12 @@ class RuleApplication:
         has: Callable[[str], bool],
     ) -> str | None:
         """``text`` through a rule dense with matches, read by :func:`split_values` (no match
-        object each) and decided per value; None when not read or decided that way."""
+        object each) and decided per value; None when not read or decided that way. ``has``
+        tells whether a word is in the text outside placeholders (no match starts inside
+        one); where every value is a placeholder, the text is kept as it is."""
         if rule.accept is not None:
             return None
-        split = split_values(rule, text, lower, has)
+        split = split_values(rule, text, lower, has, kept=PLACEHOLDER_PREFIX)
         if split is None:
             return None
         gaps, heads, values, tails = split

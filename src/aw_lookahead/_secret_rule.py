@@ -18,9 +18,17 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ._pattern_forms import after_word, anchor_roots, apart, bare_all, branches_of, runs_of
+from ._pattern_forms import (
+    after_word,
+    anchor_roots,
+    apart,
+    bare_all,
+    branches_of,
+    runs_of,
+    starts_word,
+)
 
-__all__ = ["WORD_START", "Rule", "aligned_copies", "aligned_lower", "starts_word"]
+__all__ = ["Places", "Rule", "aligned_copies", "aligned_lower"]
 
 Places = Callable[[str], tuple[int, Callable[[int], int]]]
 """Where a word first is in a text (-1: nowhere) and the next place from a start on."""
@@ -94,11 +102,9 @@ class Rule:
             object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
-        """Whether ``lower`` (the lower-cased text) can hold a match at all.
-
-        Hints that are not ASCII are skipped for ASCII text (``ascii_only``), a
-        test that costs far less than a search. :attr:`marks` are looked for after them.
-        """
+        """Whether ``lower`` (the lower-cased text) can hold a match at all (by its hints, then
+        :attr:`marks`). Hints that are not ASCII are skipped for ASCII text (``ascii_only``),
+        a test that costs far less than a search."""
         return (
             not self.hints
             or any(hint in lower for hint in self.hints if not ascii_only or hint.isascii())
@@ -324,12 +330,11 @@ class Rule:
                 continue
             if places is not None:
                 at, find = places(hint)
+            elif narrow is not None and not ascii_only and _narrow_enough(hint):
+                find = functools.partial(narrow().find, hint.encode("ascii", "replace"))
+                at = find(0)
             else:
-                on: str | bytes = lower
-                word: str | bytes = hint
-                if narrow is not None and not ascii_only and _narrow_enough(hint):
-                    on, word = narrow(), hint.encode("ascii", "replace")
-                find = functools.partial(on.find, word)  # type: ignore[arg-type]
+                find = functools.partial(lower.find, hint)
                 at = find(0)
             while at >= 0:
                 starts.add(at)
@@ -392,18 +397,3 @@ _FEW_REPEATED = 16
 """The most distinct match texts :meth:`Rule.bulk` replaces by ``str.replace``."""
 _MANY = 256
 """From this many matches on, :meth:`Rule.bulk` reads the rest as texts (``findall``)."""
-
-
-# A word start: not after an ASCII letter, digit or underscore, or right after an escaped
-# newline or tab inside a JSON string ("\\nmysql"); any other letter may precede it.
-_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
-WORD_START = re.compile(_START)
-"""Matches at a position where a token may start (see ``Rule.word_start``)."""
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-
-
-def starts_word(text: str, at: int) -> bool:
-    """Whether :data:`WORD_START` matches ``text`` at ``at``, without a regex call."""
-    if at == 0 or text[at - 1] not in _WORD_CHARS:
-        return True
-    return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"
