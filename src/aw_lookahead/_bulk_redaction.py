@@ -224,7 +224,7 @@ class HintWords:
         the text without placeholders, made only past ``_FEW_PLACEHOLDERS`` of them.
         """
         lower = self._lower
-        if "[redacted_" not in lower:
+        if not self.has("[redacted_"):
             return True
         found = self._outside.get(hint)
         if found is None:

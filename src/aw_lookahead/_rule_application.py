@@ -107,8 +107,8 @@ class RuleApplication:
             made: set[str] = set()
             decide = functools.partial(self._stand_in, rule, learned, made)
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
-            has = hints.has if hints is not None else None
-            bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
+            has = hints.outside if hints is not None else None  # no match starts in a placeholder
+            bulk = rule.bulk(text, lower, hints.outside) if hints is not None else None
             new_lower: str | None = None
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
