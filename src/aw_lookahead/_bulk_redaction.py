@@ -15,7 +15,6 @@ instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import functools
 import gc
@@ -24,6 +23,8 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from itertools import repeat
 from typing import AnyStr
+
+from ._word_finder import WordFinder
 
 __all__ = ["BULK_CHARS", "HintWords", "collector_paused", "splice", "splice_lowered"]
 
@@ -38,9 +39,6 @@ _DECIDE_ALL = 64
 """From this many distinct matches on, :func:`splice` hands them to ``decide_all`` at once."""
 _REPLACE_MAX = 256
 """The longest repeated match text :func:`splice` replaces with ``str.replace``."""
-_FEW_WIDE = 4096
-"""Up to this many wider characters (and question marks), :class:`HintWords` knows where
-each is, instead of searching the text for a word that holds one."""
 
 
 @functools.cache
@@ -49,26 +47,26 @@ def _inner_hints(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
     return {h: tuple(o for o in vocabulary if o != h and o in h) for h in vocabulary}
 
 
-def _nowhere(start: int) -> int:
-    return -1
-
-
-def _next_of(places: list[int], start: int) -> int:
-    """The first of ``places`` (in order) from ``start`` on; -1 when none."""
-    at = bisect.bisect_left(places, start)
-    return places[at] if at < len(places) else -1
-
-
 class HintWords:
     """Which hint words one lower-cased text holds, each looked for at most once.
 
     ``vocabulary`` is every hint of the rule table. A placeholder's words hint
     nothing for a rule whose hints are in its matches (no built-in pattern can
     match inside a placeholder); for a rule whose hints are context
-    (``near``), they count.
+    (``near``), they count. Words are found through a
+    :class:`~aw_lookahead._word_finder.WordFinder` (``narrow``: the text's one-byte
+    copy when made; ``stretches``: whether it may read the characters of each stretch).
     """
 
-    def __init__(self, lower: str, ascii_only: bool, vocabulary: frozenset[str]) -> None:
+    def __init__(
+        self,
+        lower: str,
+        ascii_only: bool,
+        vocabulary: frozenset[str],
+        narrow: bytes | None = None,
+        *,
+        stretches: bool = True,
+    ) -> None:
         self._lower = lower
         self._ascii_only = ascii_only
         self._vocabulary = vocabulary
@@ -77,12 +75,10 @@ class HintWords:
         self._outside: dict[str, bool] = {}
         self._stripped: str | None = None
         self._chars: dict[str, bool] = {}
-        self._narrow: bytes | None = None
+        self._finder = WordFinder(lower, ascii_only, narrow, stretches=stretches)
         self._gone: frozenset[str] = frozenset()
         """Characters absent from the text outside placeholders (absent before they came)."""
         self._first: dict[str, int] = {}
-        self._wide: dict[str, list[int]] | None = None
-        self._wide_made = False
 
     def after(
         self, lower: str, placeholders: Collection[str], narrow: bytes | None = None
@@ -95,8 +91,8 @@ class HintWords:
         a search of ``lower`` when the placeholders are few; the words this text
         held are looked for again.
         """
-        new = HintWords(lower, self._ascii_only, self._vocabulary)
-        new._narrow = narrow
+        stretches = not self._finder.uniform  # a text read by stretches is read so again
+        new = HintWords(lower, self._ascii_only, self._vocabulary, narrow, stretches=stretches)
         gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
         new._gone = self._gone.union(gone)
         if len(placeholders) > _FEW_PLACEHOLDERS:
@@ -147,7 +143,7 @@ class HintWords:
 
     def _search(self, word: str) -> bool:
         """``word in`` the text (where it first is is kept, see :meth:`places`)."""
-        at = self._first[word] = self._finder(word)(0)
+        at = self._first[word] = self._finder.finder(word)(0)
         return at >= 0
 
     _has = has
@@ -156,63 +152,28 @@ class HintWords:
         """Where ``word`` (lower case) first is in the text (-1: nowhere), and
         ``lower.find(word, start)`` as a function of ``start``, each the fastest way this
         text allows: the first place is kept from :meth:`has`; an ASCII word is looked for
-        in the one-byte copy of a wide text (each wider character a ``?`` there, which no
-        such word holds); a word holding a wider character, where the text has few of
-        those, is read from where they are (:meth:`_wide_index`) instead of a search."""
+        as :class:`~aw_lookahead._word_finder.WordFinder` allows."""
         if not self.has(word):
-            return -1, _nowhere
-        find = self._finder(word)
+            return -1, self._finder.finder(word)
+        find = self._finder.finder(word)
         at = self._first.get(word)
         if at is None:
             at = self._first[word] = find(0)
         return at, find
 
-    def _finder(self, word: str) -> Callable[[int], int]:
-        if self._ascii_only or "?" in word:
-            return functools.partial(self._lower.find, word)
-        if word.isascii():
-            return functools.partial(self.narrow().find, word.encode())
-        index = self._wide_index()
-        if index is None:
-            return functools.partial(self._lower.find, word)
-        at = next(i for i, c in enumerate(word) if not c.isascii())
-        places = [p - at for p in index.get(word[at], ()) if p >= at]
-        return functools.partial(_next_of, [p for p in places if self._lower.startswith(word, p)])
-
-    def _wide_index(self) -> dict[str, list[int]] | None:
-        """Where each character wider than ASCII is in the text (in order), when the
-        one-byte copy holds at most ``_FEW_WIDE`` question marks (they stand for those
-        characters, and for themselves); else None."""
-        if not self._wide_made:
-            self._wide_made = True
-            narrow = self.narrow()
-            if narrow.count(b"?") <= _FEW_WIDE:
-                index: dict[str, list[int]] = {}
-                at = narrow.find(b"?")
-                while at >= 0:
-                    char = self._lower[at]
-                    if char != "?":
-                        index.setdefault(char, []).append(at)
-                    at = narrow.find(b"?", at + 1)
-                self._wide = index
-        return self._wide
-
     @property
     def narrow_made(self) -> bytes | None:
         """:meth:`narrow` when it has been made, else None (it is not made for this)."""
-        return self._narrow
+        return self._finder.narrow_made
 
     def narrow(self) -> bytes:
         """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
-        if self._narrow is None:
-            self._narrow = self._lower.encode("ascii", "replace")
-        return self._narrow
+        return self._finder.narrow()
 
     def _has_char(self, char: str) -> bool:
         found = self._chars.get(char)
         if found is None:
-            index = None if self._ascii_only or char.isascii() else self._wide_index()
-            found = self._chars[char] = char in (self._lower if index is None else index)
+            found = self._chars[char] = self._finder.has_char(char)
         return found
 
     def _has_outside(self, hint: str) -> bool:
