@@ -122,6 +122,9 @@ def test_large_texts_are_redacted_as_by_each_rule_alone(seed: int) -> None:
     key = b"fast-path-key-16"
     texts = _texts(seed, 8)
     texts.append(texts[0] * 3)  # a text that repeats: known secrets met again, bulk reading
+    # Prose, then a long dump with few letters, then more: words found by stretches.
+    dump = "".join(f"password=v{i:07d}x " for i in range(seed * 2000, seed * 2000 + 6000))
+    texts.append(_repository_text()[:30000] + texts[1] + dump + texts[2])
     for text in texts:
         fast = Redactor(key=key)
         slow = Redactor(key=key)
