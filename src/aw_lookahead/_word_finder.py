@@ -26,6 +26,7 @@ _FEW_WIDE = 4096
 _STRETCH = 16384
 """The characters of each stretch this long are known (in texts of four or more)."""
 _LETTERS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_SAMPLE = 4096
 _APART = 8
 """Stretches that differ in this many letters (prose, then a dump of secrets) are read."""
 
@@ -158,13 +159,13 @@ class WordFinder:
     def _stretch_pairs(self) -> list[frozenset[int]] | None:
         """For each stretch of ``_STRETCH`` characters, the byte values it and the next one
         hold (in the one-byte copy); None for a text of fewer than four stretches, or
-        where no two of its first, middle and last stretches differ in ``_APART`` letters
-        or more (then the others are taken to hold much the same: reading them all would
-        cost more than it saves)."""
+        where no two of its first, middle and last ``_SAMPLE`` characters differ in
+        ``_APART`` letters or more (then the stretches are taken to hold much the same:
+        reading them all would cost more than it saves)."""
         if not self._pairs_made:
             self._pairs_made = True
             size = len(self._lower)
-            ends = [self._lower[at : at + _STRETCH] for at in (0, size // 2, size - _STRETCH)]
+            ends = [self._lower[at : at + _SAMPLE] for at in (0, size // 2, size - _SAMPLE)]
             letters = [_LETTERS & _bytes_of(end.encode("ascii", "replace")) for end in ends]
             apart = max(len(a ^ b) for a in letters for b in letters)
             if size >= 4 * _STRETCH and apart >= _APART:
