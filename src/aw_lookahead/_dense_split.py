@@ -337,15 +337,17 @@ def _by_wholes(
     many = len(wholes)
     columns = [parts[index[g] :: step] for g in rule.groups]
     absent = set(map(tuple.count, zip(*columns, strict=True), repeat(None)))
-    if absent != {len(columns) - 1} or any("" in column for column in columns):
-        return None  # some match has no value group, more than one, or an empty value
+    if absent != {len(columns) - 1}:
+        return None  # some match has no value group, or more than one
     values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
+    if len(values) != many:
+        return None  # an empty value (left out here)
     cut = list(map(str.rpartition, wholes, values))
     ends = list(map(operator.itemgetter(2), cut))
     # The last occurrence of a value in its match is the value unless it overlaps the
     # tail; then that tail would be shorter than its group's, and so their sum.
     taken = [many - column.count(None) for column in columns]
     fixed = sum(len(tails[g]) * times for g, times in zip(rule.groups, taken, strict=True))
-    if len(values) != many or sum(map(len, ends)) != fixed:
+    if sum(map(len, ends)) != fixed:
         return None
     return parts[0::step], [list(map(operator.itemgetter(0), cut))], values, ends
