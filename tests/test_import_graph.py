@@ -226,8 +226,8 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(row.split())
     for row in (
         "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
-        " _bulk_redaction _pattern_forms _keyed_hash",
-        "_secret_rule",
+        " _word_finder _pattern_forms _keyed_hash",
+        "_bulk_redaction _secret_rule",
         "_dense_split",
         "_value_splice",
         "_redact_rules _rule_application",

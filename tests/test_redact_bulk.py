@@ -341,7 +341,7 @@ def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
     rng = random.Random(13)
     pattern = re.compile(r"(?i)pass=(?P<secret>\S+)")
     rule = Rule("x", pattern)
-    spliced = 0
+    spliced = replaced = 0
     for _ in range(200):
         text = " ".join(
             rng.choice(["PASS=Ab", "pass=x1", "paSS=ǅé", "Ünï", "密码", "ǅ", "—", "Straße"])
@@ -360,9 +360,11 @@ def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
         assert new == splice(text, matches, decide)
         assert new_lower is None or new_lower == new.lower()
         assert new_narrow is None or new_narrow == new.lower().encode("ascii", "replace")
-        assert (new_narrow is None) == (new_lower is None) or new == text
+        assert new_lower is not None or new_narrow is None or new == text
         spliced += new_lower is not None and new != text
+        replaced += new_lower is not None and len({m.group(0) for m in matches}) == 1
     assert spliced > 50
+    assert replaced > 3  # one repeated match text: replaced in all three
 
 
 def test_a_large_text_leaves_the_garbage_collector_as_it_found_it() -> None:

@@ -122,6 +122,9 @@ def test_large_texts_are_redacted_as_by_each_rule_alone(seed: int) -> None:
     key = b"fast-path-key-16"
     texts = _texts(seed, 8)
     texts.append(texts[0] * 3)  # a text that repeats: known secrets met again, bulk reading
+    # Prose, then a long dump with few letters, then more: words found by stretches.
+    dump = "".join(f"password=v{i:07d}x " for i in range(seed * 2000, seed * 2000 + 6000))
+    texts.append(_repository_text()[:30000] + texts[1] + dump + texts[2])
     for text in texts:
         fast = Redactor(key=key)
         slow = Redactor(key=key)
@@ -262,6 +265,10 @@ def _dense_distinct(rng: random.Random, shape: int, count: int) -> str:
     return text[:at] + rng.choice(extra) + text[at:]
 
 
+_MIXED = "API_KEY=v9999999x\nDB_PASSWORD=[REDACTED_SECRET_0a1b2c] "
+"""Values of the dense rule that are placeholders (one made by an earlier rule), first."""
+
+
 @pytest.mark.parametrize("seed", [10, 11, 12])
 def test_dense_distinct_secrets_are_redacted_as_match_by_match(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -278,6 +285,7 @@ def test_dense_distinct_secrets_are_redacted_as_match_by_match(
     texts += [texts[1][: len(texts[1]) // 2] + texts[6], _dense_distinct(rng, 8, 300)]
     texts.append(_dense_distinct(rng, 11, 1500) + _dense_distinct(rng, 0, 1500))
     texts.append(_dense_distinct(rng, 13, 3000))  # some names after a word character
+    texts += [_MIXED + _dense_distinct(rng, 0, 3000), _MIXED + _dense_distinct(rng, 4, 3000)]
 
     def run(texts: list[str], *, decided_per_match: bool, alone: bool) -> list[object]:
         redactor = Redactor(key=b"dense-key-16byte")

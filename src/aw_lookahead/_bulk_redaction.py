@@ -10,17 +10,23 @@ once through ``decide_all``) and puts the text back together with C-level
 iteration (``map``, ``dict``, ``str.join``), or with one ``str.replace``
 when all matches are one repeated text. (A rule's own bulk reading, texts
 instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
+:func:`collector_paused` keeps the cyclic garbage collector off meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import operator
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from itertools import repeat
+from typing import AnyStr
 
-__all__ = ["BULK_CHARS", "HintWords", "splice", "splice_lowered"]
+from ._word_finder import WordFinder
+
+__all__ = ["BULK_CHARS", "HintWords", "collector_paused", "splice", "splice_lowered"]
 
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
@@ -47,10 +53,20 @@ class HintWords:
     ``vocabulary`` is every hint of the rule table. A placeholder's words hint
     nothing for a rule whose hints are in its matches (no built-in pattern can
     match inside a placeholder); for a rule whose hints are context
-    (``near``), they count.
+    (``near``), they count. Words are found through a
+    :class:`~aw_lookahead._word_finder.WordFinder` (``narrow``: the text's one-byte
+    copy when made; ``stretches``: whether it may read the characters of each stretch).
     """
 
-    def __init__(self, lower: str, ascii_only: bool, vocabulary: frozenset[str]) -> None:
+    def __init__(
+        self,
+        lower: str,
+        ascii_only: bool,
+        vocabulary: frozenset[str],
+        narrow: bytes | None = None,
+        *,
+        stretches: bool = True,
+    ) -> None:
         self._lower = lower
         self._ascii_only = ascii_only
         self._vocabulary = vocabulary
@@ -59,9 +75,10 @@ class HintWords:
         self._outside: dict[str, bool] = {}
         self._stripped: str | None = None
         self._chars: dict[str, bool] = {}
-        self._narrow: bytes | None = None
+        self._finder = WordFinder(lower, ascii_only, narrow, stretches=stretches)
         self._gone: frozenset[str] = frozenset()
         """Characters absent from the text outside placeholders (absent before they came)."""
+        self._first: dict[str, int] = {}
 
     def after(
         self, lower: str, placeholders: Collection[str], narrow: bytes | None = None
@@ -74,8 +91,8 @@ class HintWords:
         a search of ``lower`` when the placeholders are few; the words this text
         held are looked for again.
         """
-        new = HintWords(lower, self._ascii_only, self._vocabulary)
-        new._narrow = narrow
+        stretches = not self._finder.uniform  # a text read by stretches is read so again
+        new = HintWords(lower, self._ascii_only, self._vocabulary, narrow, stretches=stretches)
         gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
         new._gone = self._gone.union(gone)
         if len(placeholders) > _FEW_PLACEHOLDERS:
@@ -97,6 +114,10 @@ class HintWords:
             if self._has(hint) and (near or self._has_outside(hint)):
                 return True
         return not hints
+
+    def outside(self, word: str) -> bool:
+        """Whether ``word`` (lower case) is in the text outside placeholders (see :meth:`any`)."""
+        return self.any((word,), near=False)
 
     def _gone_outside(self, word: str) -> bool:
         """Whether a character of ``word`` is absent outside placeholders (then so is it)."""
@@ -121,29 +142,38 @@ class HintWords:
         return found
 
     def _search(self, word: str) -> bool:
-        """``word in`` the text. An ASCII word is looked for in a one-byte copy of a text
-        that has wider characters (each of those a ``?`` there, which no word holds)."""
-        if self._ascii_only or not word.isascii() or "?" in word:
-            return word in self._lower
-        return word.encode() in self.narrow()
+        """``word in`` the text (where it first is is kept, see :meth:`places`)."""
+        at = self._first[word] = self._finder.finder(word)(0)
+        return at >= 0
 
     _has = has
+
+    def places(self, word: str) -> tuple[int, Callable[[int], int]]:
+        """Where ``word`` (lower case) first is in the text (-1: nowhere), and
+        ``lower.find(word, start)`` as a function of ``start``, each the fastest way this
+        text allows: the first place is kept from :meth:`has`; an ASCII word is looked for
+        as :class:`~aw_lookahead._word_finder.WordFinder` allows."""
+        if not self.has(word):
+            return -1, self._finder.finder(word)
+        find = self._finder.finder(word)
+        at = self._first.get(word)
+        if at is None:
+            at = self._first[word] = find(0)
+        return at, find
 
     @property
     def narrow_made(self) -> bytes | None:
         """:meth:`narrow` when it has been made, else None (it is not made for this)."""
-        return self._narrow
+        return self._finder.narrow_made
 
     def narrow(self) -> bytes:
         """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
-        if self._narrow is None:
-            self._narrow = self._lower.encode("ascii", "replace")
-        return self._narrow
+        return self._finder.narrow()
 
     def _has_char(self, char: str) -> bool:
         found = self._chars.get(char)
         if found is None:
-            found = self._chars[char] = char in self._lower
+            found = self._chars[char] = self._finder.has_char(char)
         return found
 
     def _has_outside(self, hint: str) -> bool:
@@ -155,7 +185,7 @@ class HintWords:
         the text without placeholders, made only past ``_FEW_PLACEHOLDERS`` of them.
         """
         lower = self._lower
-        if "[redacted_" not in lower:
+        if not self.has("[redacted_"):
             return True
         found = self._outside.get(hint)
         if found is None:
@@ -217,13 +247,17 @@ def splice_lowered(
         new = decide(text, matches[0])
         if new == whole:
             return text, lower, narrow
-        # Every occurrence is a match when the counts agree and occurrences cannot overlap.
-        if (
-            len(whole) <= _REPLACE_MAX
-            and text.count(whole) == len(matches)
-            and not any(whole.endswith(whole[:k]) for k in range(1, len(whole)))
-        ):
-            return text.replace(whole, new), None, None
+        done = _replaced(text, whole, new, len(matches))
+        if done is not None:
+            if lower is None:
+                return done, None, None
+            low, new_low = whole.lower(), new.lower()
+            done_lower = _replaced(lower, low, new_low, len(matches))
+            if done_lower is None or narrow is None:
+                return done, done_lower, None
+            narrow_low = low.encode("ascii", "replace")
+            narrow_new = new_low.encode("ascii", "replace")
+            return done, done_lower, _replaced(narrow, narrow_low, narrow_new, len(matches))
         decided = {whole: new}
         wholes = [whole] * len(matches)
     else:
@@ -254,9 +288,36 @@ def splice_lowered(
     return new_text, new_lower, b"".join(parts)
 
 
+def _replaced(on: AnyStr, old: AnyStr, new: AnyStr, times: int) -> AnyStr | None:
+    """``on`` with ``old`` replaced by ``new`` where ``old`` occurs ``times`` times and no
+    occurrence of it can overlap another: then those are the matches (their places in
+    ``text``, and in its lower case and one-byte copy, which keep places); else None."""
+    if len(old) > _REPLACE_MAX or on.count(old) != times:
+        return None
+    if any(old.endswith(old[:k]) for k in range(1, len(old))):
+        return None
+    return on.replace(old, new)
+
+
 def _all_are(text: str, whole: str, starts: list[int], ends: list[int]) -> bool:
     """Whether every span ``starts[i]:ends[i]`` of ``text`` holds ``whole`` (C-level loops)."""
     size = len(whole)
     return all(map(size.__eq__, map(operator.sub, ends, starts))) and all(
         map(text.startswith, repeat(whole), starts)
     )
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off meanwhile, on again after when it was on before.
+
+    Threads may overlap: one that found it on turns it on again when it ends, so it
+    is never left off by this (only later, when nobody pauses it, is it collected).
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()

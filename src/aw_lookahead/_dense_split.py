@@ -3,101 +3,35 @@
 :func:`split_values` runs one ``split`` of the rule's pattern, rewritten so
 that its groups hold, per match, the text before the value
 (:func:`_with_heads`) and the value, the text after it being one fixed text
-(:func:`value_tails`, read from the parse tree); where values come from
-several groups (bare and quoted mixed), the whole match and every value group
-are captured instead (:func:`_by_wholes`), each value's tail that of its
-group. Which value gets which stand-in is decided by the caller
-(:class:`~aw_lookahead._rule_application.RuleApplication`), once per
-distinct value.
+(:func:`~aw_lookahead._pattern_forms.value_tails`, read from the parse tree);
+where values come from several groups (bare and quoted mixed), the whole match
+and every value group are captured instead (:func:`_by_wholes`), each value's
+tail that of its group. Which value gets which stand-in is decided by the
+caller (:class:`~aw_lookahead._rule_application.RuleApplication`), once per
+distinct value. Where a later rule's values are all placeholders already, the
+text is kept without a split (:func:`_all_kept`).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import operator
 import re
 from collections.abc import Callable, Collection
 from itertools import chain, compress, islice, repeat
-from typing import Any
 
 from . import _bulk_redaction
-from ._secret_rule import _CASE_APART, _WORD_CHARS, Rule
+from ._pattern_forms import WORD_CHARS, value_tails
+from ._secret_rule import _CASE_APART, Rule
 
-__all__ = ["split_values", "value_tails"]
+__all__ = ["split_values"]
 
-try:
-    _parser: Any = importlib.import_module("re._parser")
-except ImportError:  # pragma: no cover - a Python without it: no value tails, no split
-    _parser = None
 _EVERY = 64
 """A lead-word rule is read by ``split`` when its words occur once per this many characters."""
 _PROBE = 512
 """The first matches read to tell whether a dense rule's values are many distinct ones."""
 _SAMPLE = 16384
 """How much of a text tells whether a word-led rule is dense in it."""
-
-
-@functools.cache
-def value_tails(source: str, flags: int, groups: tuple[str, ...]) -> dict[str, str]:
-    """For each value group of a pattern that is followed, in every match, by one fixed
-    text up to the end of the match (``"`` after ``"(?P<dq>…)"``, nothing after a value
-    that ends the pattern), that text. A group inside a repeat that can run more than
-    once, or inside a look-around, or followed by anything but uncased literals and
-    zero-width checks, has none. Read from the pattern's parse tree (``re._parser``);
-    nothing when that cannot be read."""
-    if _parser is None:
-        return {}
-    try:
-        tree = _parser.parse(source, flags)
-        index = re.compile(source, flags).groupindex
-        tails = {name: _after(list(tree), index[name]) for name in groups}
-    except (AttributeError, TypeError, ValueError, KeyError, re.error):
-        return {}
-    return {name: tail for name, tail in tails.items() if isinstance(tail, str)}
-
-
-_ABSENT = object()
-
-
-def _after(items: list[tuple[Any, Any]], group: int) -> object:
-    """The fixed text after ``group`` to the end of ``items``; None when not fixed, ``_ABSENT``
-    when the group is not in them."""
-    for at, (op, av) in enumerate(items):
-        inner: object = _ABSENT
-        if op is _parser.SUBPATTERN:
-            inner = "" if av[0] == group else _after(list(av[3]), group)
-        elif op is _parser.BRANCH:
-            for branch in av[1]:
-                inner = _after(list(branch), group)
-                if inner is not _ABSENT:
-                    break
-        elif op is _parser.ATOMIC_GROUP:
-            inner = _after(list(av), group)
-        elif op in (_parser.MAX_REPEAT, _parser.MIN_REPEAT, _parser.POSSESSIVE_REPEAT):
-            inner = _after(list(av[2]), group)
-            if inner is not _ABSENT and av[1] > 1:
-                return None
-        elif (
-            op in (_parser.ASSERT, _parser.ASSERT_NOT) and _after(list(av[1]), group) is not _ABSENT
-        ):
-            return None
-        if inner is _ABSENT:
-            continue
-        rest = _fixed(items[at + 1 :])
-        return None if inner is None or rest is None else f"{inner}{rest}"
-    return _ABSENT
-
-
-def _fixed(items: list[tuple[Any, Any]]) -> str | None:
-    """The text ``items`` always match: uncased literals, zero-width checks; else None."""
-    text = []
-    for op, av in items:
-        if op is _parser.LITERAL and chr(av).lower() == chr(av) == chr(av).upper():
-            text.append(chr(av))
-        elif op not in (_parser.AT, _parser.ASSERT, _parser.ASSERT_NOT):
-            return None
-    return "".join(text)
 
 
 @functools.lru_cache(maxsize=64)
@@ -109,6 +43,7 @@ def _split_form(
     capture: tuple[str, ...],
     head_of: str = "",
     whole: bool = False,
+    kept: str = "",
 ) -> re.Pattern[str] | None:
     """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
     ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
@@ -116,12 +51,15 @@ def _split_form(
     without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case);
     with ``head_of``, the text before that group in a match captured too
     (:func:`_with_heads`), but for the word when it is known (:func:`_known`); with
-    ``whole``, the whole match captured first (group ``aw_whole``). None when that cannot
-    be made."""
+    ``whole``, the whole match captured first (group ``aw_whole``); with ``kept``, no
+    captured group taking a value that starts with it (in this case). None when that
+    cannot be made."""
     rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
     for name in re.compile(source).groupindex:
         if name not in capture:
             rest = rest.replace(f"(?P<{name}>", "(?:")
+        elif kept:
+            rest = rest.replace(f"(?P<{name}>", f"(?!(?-i:{re.escape(kept)}))(?P<{name}>")
     body = "(?:" + "|".join(words) + ")" + rest if lead else rest
     if head_of:
         with_heads = _with_heads(
@@ -222,15 +160,15 @@ _Split = tuple[list[str], list[list[str]], list[str], str | list[str]]
 
 
 def split_values(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], kept: str = ""
 ) -> _Split | None:
     """:func:`_split`, for a rule with a word-start check too when every match it finds
     follows a gap ending in no ASCII letter, digit or underscore (or starts the text):
     then each passes the check, and the matches are those :meth:`Rule.matches` keeps."""
     if rule.word_start and rule.lead:
         return None
-    split = _split(rule, text, lower, has, unless)
-    if split is not None and rule.word_start and not _words_start(split[0]):
+    split = _split(rule, text, lower, has, kept)
+    if split is not None and split[2] and rule.word_start and not _words_start(split[0]):
         return None
     return split
 
@@ -240,13 +178,13 @@ def _words_start(gaps: list[str]) -> bool:
     ``gaps[0]`` is empty (the text's start) or ends in none, later gaps are not empty
     (a match right after another is left to :meth:`Rule.matches`) and end in none."""
     inner = gaps[1:-1]
-    if "" in inner or (gaps[0] and gaps[0][-1] in _WORD_CHARS):
+    if "" in inner or (gaps[0] and gaps[0][-1] in WORD_CHARS):
         return False
-    return _WORD_CHARS.isdisjoint(map(operator.itemgetter(-1), inner))
+    return WORD_CHARS.isdisjoint(map(operator.itemgetter(-1), inner))
 
 
 def _split(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool], unless: str = ""
+    rule: Rule, text: str, lower: str, has: Callable[[str], bool], kept: str = ""
 ) -> _Split | None:
     """A dense lead-word rule's matches in ``text`` (or a dense rule's, see :func:`_unled`)
     read with one ``split`` (texts, no match object each): the stretches between matches,
@@ -256,8 +194,9 @@ def _split(
     group's fixed text). None when the rule's words occur less than once per ``_EVERY``
     characters (:func:`_dense`), its first matches hold few distinct values (then deciding
     goes match by match), or its values cannot be read this way (a value check, a
-    value group with no fixed tail, an empty value), or some but not
-    all of its first values start with ``unless`` (a placeholder): then :meth:`Rule.matches`.
+    value group with no fixed tail, an empty value): then :meth:`Rule.matches`. Where
+    every value starts with ``kept`` (:func:`_all_kept`), no match is read: the text is
+    one stretch (each match would be kept as it is).
 
     The matches are the pattern's on ``text``, what :meth:`Rule.matches` gives, in a text
     where each character lower-cases to one that case-insensitive matching takes it for
@@ -273,7 +212,7 @@ def _split(
         scan = _unled(rule, lower, has)
         if scan is None:
             return None
-        on, words = text, tuple[str, ...]()
+        on, words, scan_flags = text, tuple[str, ...](), rule.regex.flags
     else:
         literals = [literal for literal, _ in rule.branches]
         roots = list(filter(has, rule.roots))
@@ -287,14 +226,15 @@ def _split(
         words = tuple(compress(rule.lead, present))
         if text == lower:
             flags &= ~re.IGNORECASE
-        scan = _split_form(source, flags & ~re.IGNORECASE, rule.lead, words, rule.groups)
+        scan_flags = flags & ~re.IGNORECASE
+        scan = _split_form(source, scan_flags, rule.lead, words, rule.groups)
         on = lower  # the same spans as in ``text``
     assert scan is not None
     probe = list(islice(scan.finditer(on), _PROBE))
     firsts = [next(filter(None, map(_read(text), map(m.span, rule.groups))), "") for m in probe]
+    if kept and _all_kept(rule, (on, text, lower), words, scan_flags, kept, probe, firsts):
+        return [text], [], [], ""
     if len(set(firsts)) < _bulk_redaction._DECIDE_ALL or "" in firsts:
-        return None
-    if unless and len(set(map(operator.methodcaller("startswith", unless), firsts))) > 1:
         return None
     name = next(g for g in rule.groups if probe[0].group(g))  # its value is not empty
     if name not in tails:
@@ -323,6 +263,35 @@ def _split(
     if _known(words, flags):
         heads.insert(0, [words[0]] * many)
     return parts[0::step], heads, values, tails[name]
+
+
+def _all_kept(
+    rule: Rule,
+    texts: tuple[str, str, str],
+    words: tuple[str, ...],
+    flags: int,
+    kept: str,
+    probe: list[re.Match[str]],
+    firsts: list[str],
+) -> bool:
+    """Whether the value of every match in ``on`` (``texts``: it, ``text`` and ``lower``;
+    ``on`` is one of them) starts with ``kept``, given that the values of the first
+    (``probe``, ``firsts``) do: they are all the matches, or the pattern with a value not
+    starting with it (:func:`_split_form`) is found nowhere after them. (Where the pattern
+    matches with such a value, that form matches there or before.) In ``lower``, ``kept``
+    is looked for in lower case when each of its places there is one in ``text``."""
+    if not firsts or not all(map(operator.methodcaller("startswith", kept), firsts)):
+        return False
+    if len(probe) < _PROBE:
+        return True
+    on, text, lower = texts
+    mark = kept
+    if on is not text:
+        mark = kept.lower()
+        if text.count(kept) != lower.count(mark):
+            return False
+    form = _split_form(rule.regex.pattern, flags, rule.lead, words, rule.groups, kept=mark)
+    return form is not None and form.search(on, probe[-1].end()) is None
 
 
 def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str] | None:
@@ -368,15 +337,17 @@ def _by_wholes(
     many = len(wholes)
     columns = [parts[index[g] :: step] for g in rule.groups]
     absent = set(map(tuple.count, zip(*columns, strict=True), repeat(None)))
-    if absent != {len(columns) - 1} or any("" in column for column in columns):
-        return None  # some match has no value group, more than one, or an empty value
+    if absent != {len(columns) - 1}:
+        return None  # some match has no value group, or more than one
     values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
+    if len(values) != many:
+        return None  # an empty value (left out here)
     cut = list(map(str.rpartition, wholes, values))
     ends = list(map(operator.itemgetter(2), cut))
     # The last occurrence of a value in its match is the value unless it overlaps the
     # tail; then that tail would be shorter than its group's, and so their sum.
     taken = [many - column.count(None) for column in columns]
     fixed = sum(len(tails[g]) * times for g, times in zip(rule.groups, taken, strict=True))
-    if len(values) != many or sum(map(len, ends)) != fixed:
+    if sum(map(len, ends)) != fixed:
         return None
     return parts[0::step], [list(map(operator.itemgetter(0), cut))], values, ends

@@ -7,15 +7,35 @@ groups (``findall`` then gives match texts without a match object each), one
 literal-led pattern per leading word of a case-insensitive alternation, and
 for a pattern that is one ASCII class repeated, a ``bytes.translate`` table.
 It also holds the checks that tell whether repeated match texts can be
-replaced with ``str.replace`` (:func:`after_word`, :func:`apart`).
+replaced with ``str.replace`` (:func:`after_word`, :func:`apart`), and what
+follows each value group in every match (:func:`value_tails`, read from the
+parse tree).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import re
+from typing import Any
 
-__all__ = ["after_word", "anchor_roots", "apart", "bare_all", "branches_of", "runs_of"]
+__all__ = [
+    "WORD_CHARS",
+    "WORD_START",
+    "after_word",
+    "anchor_roots",
+    "apart",
+    "bare_all",
+    "branches_of",
+    "runs_of",
+    "starts_word",
+    "value_tails",
+]
+
+try:
+    _parser: Any = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - a Python without it: no value tails, no split
+    _parser = None
 
 
 @functools.cache
@@ -115,3 +135,80 @@ def anchor_roots(anchors: tuple[str, ...]) -> tuple[str, ...]:
                 continue
         roots.append(word)
     return tuple(roots)
+
+
+@functools.cache
+def value_tails(source: str, flags: int, groups: tuple[str, ...]) -> dict[str, str]:
+    """For each value group of a pattern that is followed, in every match, by one fixed
+    text up to the end of the match (``"`` after ``"(?P<dq>…)"``, nothing after a value
+    that ends the pattern), that text. A group inside a repeat that can run more than
+    once, or inside a look-around, or followed by anything but uncased literals and
+    zero-width checks, has none. Read from the pattern's parse tree (``re._parser``);
+    nothing when that cannot be read."""
+    if _parser is None:
+        return {}
+    try:
+        tree = _parser.parse(source, flags)
+        index = re.compile(source, flags).groupindex
+        tails = {name: _after(list(tree), index[name]) for name in groups}
+    except (AttributeError, TypeError, ValueError, KeyError, re.error):
+        return {}
+    return {name: tail for name, tail in tails.items() if isinstance(tail, str)}
+
+
+_ABSENT = object()
+
+
+def _after(items: list[tuple[Any, Any]], group: int) -> object:
+    """The fixed text after ``group`` to the end of ``items``; None when not fixed, ``_ABSENT``
+    when the group is not in them."""
+    for at, (op, av) in enumerate(items):
+        inner: object = _ABSENT
+        if op is _parser.SUBPATTERN:
+            inner = "" if av[0] == group else _after(list(av[3]), group)
+        elif op is _parser.BRANCH:
+            for branch in av[1]:
+                inner = _after(list(branch), group)
+                if inner is not _ABSENT:
+                    break
+        elif op is _parser.ATOMIC_GROUP:
+            inner = _after(list(av), group)
+        elif op in (_parser.MAX_REPEAT, _parser.MIN_REPEAT, _parser.POSSESSIVE_REPEAT):
+            inner = _after(list(av[2]), group)
+            if inner is not _ABSENT and av[1] > 1:
+                return None
+        elif (
+            op in (_parser.ASSERT, _parser.ASSERT_NOT) and _after(list(av[1]), group) is not _ABSENT
+        ):
+            return None
+        if inner is _ABSENT:
+            continue
+        rest = _fixed(items[at + 1 :])
+        return None if inner is None or rest is None else f"{inner}{rest}"
+    return _ABSENT
+
+
+def _fixed(items: list[tuple[Any, Any]]) -> str | None:
+    """The text ``items`` always match: uncased literals, zero-width checks; else None."""
+    text = []
+    for op, av in items:
+        if op is _parser.LITERAL and chr(av).lower() == chr(av) == chr(av).upper():
+            text.append(chr(av))
+        elif op not in (_parser.AT, _parser.ASSERT, _parser.ASSERT_NOT):
+            return None
+    return "".join(text)
+
+
+# A word start: not after an ASCII letter, digit or underscore, or right after an escaped
+# newline or tab inside a JSON string ("\\nmysql"); any other letter may precede it.
+_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+WORD_START = re.compile(_START)
+"""Matches at a position where a token may start (see ``Rule.word_start``)."""
+WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def starts_word(text: str, at: int) -> bool:
+    """Whether :data:`WORD_START` matches ``text`` at ``at``, without a regex call."""
+    if at == 0 or text[at - 1] not in WORD_CHARS:
+        return True
+    return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"

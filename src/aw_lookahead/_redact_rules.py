@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from ._secret_rule import WORD_START, Rule, starts_word
+from ._pattern_forms import WORD_START, starts_word
+from ._secret_rule import Rule
 
 __all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field", "starts_word"]
 
@@ -192,6 +193,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             anchored=True,
             hints=("accountkey", "sharedaccesskey", "sharedaccesssignature"),
+            marks=("=",),
         ),
         Rule(
             "sas_signature",
@@ -210,6 +212,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             anchored=True,
             hints=("authorization",),
+            marks=(":", "="),
             word_start=True,
         ),
         Rule(
@@ -226,6 +229,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             anchored=True,
             hints=("cookie",),
+            marks=(":",),
         ),
         Rule(
             "aws_secret",
@@ -253,6 +257,7 @@ def builtin_rules() -> list[Rule]:
             r(r"-(?:u|-user)[\s=]*[^\s:\"'\\]{1,256}+:(?P<secret>[^\s\"'\\]{3,}+)"),
             label="secret",
             hints=("-u",),
+            marks=(":",),
             word_start=True,
         ),
         Rule(
@@ -291,6 +296,7 @@ def builtin_rules() -> list[Rule]:
             r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
             label="secret",
             hints=("_key", "_token", "_secret", "_pass", "_pwd"),
+            marks=("=",),
             word_start=True,
         ),
         Rule(
@@ -305,5 +311,6 @@ def builtin_rules() -> list[Rule]:
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
             anchors=_SECRET_HINTS,
             lead=_FIELD_WORDS,
+            marks=(":", "=", "：", "%3a", "%3d"),
         ),
     ]

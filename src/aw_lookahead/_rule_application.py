@@ -14,18 +14,16 @@ texts and the walk over records are in :mod:`aw_lookahead.redact`.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hmac
 import logging
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from itertools import filterfalse, islice, repeat
 
 from . import _bulk_redaction
-from ._bulk_redaction import BULK_CHARS, HintWords, splice_lowered
+from ._bulk_redaction import BULK_CHARS, HintWords, collector_paused, splice_lowered
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
@@ -47,22 +45,6 @@ _IS_PLACEHOLDER = operator.methodcaller("startswith", PLACEHOLDER_PREFIX)
 _SPLICE_ASCII = 1024
 """Up to this many matches in a large ASCII text, its new lower case is spliced."""
 _log = logging.getLogger("aw_lookahead")
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off meanwhile, on again after when it was on before.
-
-    Threads may overlap: one that found it on turns it on again when it ends, so it
-    is never left off by this (only later, when nobody pauses it, is it collected).
-    """
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 class RuleApplication:
@@ -102,7 +84,7 @@ class RuleApplication:
         """
         if len(text) < BULK_CHARS:
             return self._through_rules(text, rules)
-        with _collector_paused():
+        with collector_paused():
             return self._through_rules(text, rules)
 
     def _through_rules(self, text: str, rules: list[Rule]) -> str:
@@ -118,25 +100,28 @@ class RuleApplication:
         for rule in rules:
             if hints is not None and not hints.any(rule.hints, near=rule.near):
                 continue
+            if hints is not None and not hints.any(rule.marks, near=True):
+                continue
             if hints is None and not rule.applies(lower, ascii_only):
                 continue
             made: set[str] = set()
             decide = functools.partial(self._stand_in, rule, learned, made)
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
-            has = hints.has if hints is not None else None
-            bulk = rule.bulk(text, lower, hints.has) if hints is not None else None
+            has = hints.outside if hints is not None else None  # no match starts in a placeholder
+            bulk = rule.bulk(text, lower, hints.outside) if hints is not None else None
             new_lower: str | None = None
             new_narrow: bytes | None = None
             new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
-                new = self._by_split(rule, learned, made, text, lower, hints.has)
+                new = self._by_split(rule, learned, made, text, lower, hints.outside)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
                     matches = bulk[0]
                 else:
                     narrow = hints.narrow if hints is not None else None
-                    matches = rule.matches(text, lower, has, narrow, aligned)
+                    places = hints.places if hints is not None else None
+                    matches = rule.matches(text, lower, has, narrow, aligned, places)
                 # ASCII text is lower-cased again faster than it is spliced around many matches.
                 few = len(matches) <= _SPLICE_ASCII or not ascii_only
                 more = rule is not last
@@ -279,10 +264,12 @@ class RuleApplication:
         has: Callable[[str], bool],
     ) -> str | None:
         """``text`` through a rule dense with matches, read by :func:`split_values` (no match
-        object each) and decided per value; None when not read or decided that way."""
+        object each) and decided per value; None when not read or decided that way. ``has``
+        tells whether a word is in the text outside placeholders (no match starts inside
+        one); where every value is a placeholder, the text is kept as it is."""
         if rule.accept is not None:
             return None
-        split = split_values(rule, text, lower, has, unless=PLACEHOLDER_PREFIX)
+        split = split_values(rule, text, lower, has, kept=PLACEHOLDER_PREFIX)
         if split is None:
             return None
         gaps, heads, values, tails = split
@@ -313,13 +300,25 @@ class RuleApplication:
 
         None (decide match by match) where that could differ from what ``splice_lowered``
         does: fewer than ``_DECIDE_ALL`` distinct values (it would decide match by match,
-        remembering placeholders), a value check, a value that is a placeholder, or a value
-        this text already gave a placeholder of another kind.
+        remembering placeholders), a value check, or a value this text already gave a
+        placeholder of another kind.
+
+        A value that is a placeholder keeps its match as it is (its stand-in is itself) and
+        decides nothing, as in :meth:`_stand_in`. Among such values, ``splice_lowered``
+        decides match by match (:meth:`_stand_in`), which also remembers each keyed
+        placeholder (:meth:`placeholder`) and counts each distinct match past the cap: the
+        same here where the other values are distinct (one match each) and remembering them
+        cannot fill the memory of placeholders (it would start over meanwhile); else None.
         """
+        every, kept_as_is = values, dict[str, str]()
         if PLACEHOLDER_PREFIX in text and any(map(_IS_PLACEHOLDER, values)):
-            return None
+            marks = set(filter(_IS_PLACEHOLDER, values))
+            kept_as_is = dict(zip(marks, marks, strict=True))
+            values = list(filterfalse(_IS_PLACEHOLDER, values))
         seen = set(values)
         if len(seen) < _bulk_redaction._DECIDE_ALL:
+            return None
+        if kept_as_is and len(seen) != len(values):
             return None
         kind = rule.label or rule.kind
         again = [v for v in learned if v in seen]
@@ -327,7 +326,13 @@ class RuleApplication:
             return None
         room = max(DISTINCT_CAP - len(learned), 0)
         kept = _first_new(values, learned, room, all_new=len(seen) == len(values))
+        if kept_as_is and len(self._stand_ins) + len(again) + len(kept) >= STAND_INS_KEPT:
+            return None
         keyed = self._keyed(kind, kept)
+        if kept_as_is:
+            remembered = zip(repeat(kind), [*again, *kept])
+            stand_ins = [*map(learned.__getitem__, again), *keyed]
+            self._stand_ins.update(zip(remembered, stand_ins, strict=True))  # as placeholder()
         learned.update(zip(kept, keyed, strict=True))
         made.update(keyed, map(learned.__getitem__, again))
         decided = learned
@@ -346,7 +351,9 @@ class RuleApplication:
                 made.update(before.values())
             if over > len(before):
                 made.add(shared)
-        return list(map(decided.get, values, repeat(shared)))
+        if kept_as_is:
+            decided = {**decided, **kept_as_is}
+        return list(map(decided.get, every, repeat(shared)))
 
     def _keyed(self, kind: str, values: list[str]) -> list[str]:
         """The keyed placeholder of each of ``values`` (what :meth:`placeholder` gives)."""

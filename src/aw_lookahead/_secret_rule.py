@@ -10,6 +10,7 @@ of rules is :mod:`aw_lookahead._redact_rules`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
@@ -17,10 +18,20 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ._pattern_forms import after_word, anchor_roots, apart, bare_all, branches_of, runs_of
+from ._pattern_forms import (
+    after_word,
+    anchor_roots,
+    apart,
+    bare_all,
+    branches_of,
+    runs_of,
+    starts_word,
+)
 
-__all__ = ["WORD_START", "Rule", "aligned_copies", "aligned_lower", "starts_word"]
+__all__ = ["Places", "Rule", "aligned_copies", "aligned_lower"]
 
+Places = Callable[[str], tuple[int, Callable[[int], int]]]
+"""Where a word first is in a text (-1: nowhere) and the next place from a start on."""
 _VALUE_GROUPS = ("secret", "dq", "sq")
 """The named groups that hold the value to replace, in the order they are looked at."""
 _SCAN_EVERY = 256
@@ -56,6 +67,9 @@ class Rule:
     lead: tuple[str, ...] = ()
     """For a ``(?i)`` pattern that starts with a group of alternative words,
     ``(?i)(?:w1|w2|…)rest``: the words, as written there (lower case)."""
+    marks: tuple[str, ...] = ()
+    """Lower-case substrings one of which every match holds besides a hint (the sign between
+    a name and its value, ``=`` or ``:``): a text with none of them is skipped too."""
     branches: tuple[tuple[str, re.Pattern[str]], ...] = field(default=(), init=False, compare=False)
     """From :attr:`lead`: each word's literal start with ``word + rest`` compiled, run over the
     lower-cased text; a pattern led by a literal is scanned for as fast as a substring."""
@@ -88,14 +102,13 @@ class Rule:
             object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
-        """Whether ``lower`` (the lower-cased text) can hold a match at all.
-
-        Hints that are not ASCII are skipped for ASCII text (``ascii_only``), a
-        test that costs far less than a search.
-        """
-        return not self.hints or any(
-            hint in lower for hint in self.hints if not ascii_only or hint.isascii()
-        )
+        """Whether ``lower`` (the lower-cased text) can hold a match at all (by its hints, then
+        :attr:`marks`). Hints that are not ASCII are skipped for ASCII text (``ascii_only``),
+        a test that costs far less than a search."""
+        return (
+            not self.hints
+            or any(hint in lower for hint in self.hints if not ascii_only or hint.isascii())
+        ) and (not self.marks or any(mark in lower for mark in self.marks))
 
     def value_span(self, match: re.Match[str]) -> tuple[int, int]:
         """Where the value to replace is in ``match``'s string: the first non-empty value group
@@ -113,6 +126,7 @@ class Rule:
         has: Callable[[str], bool] | None = None,
         narrow: Callable[[], bytes] | None = None,
         aligned: Callable[[], tuple[str, bytes] | None] | None = None,
+        places: Places | None = None,
     ) -> list[re.Match[str]]:
         """This rule's matches in ``text``, in order; ``lower`` is ``text.lower()``.
 
@@ -134,7 +148,7 @@ class Rule:
             found = self._unaligned(text, has, aligned() if aligned else _copies(text))
         elif self.branches and lower.isascii():
             found = self._by_branches(lower, has)
-        elif (starts := self._anchor_starts(lower, has, narrow, text)) is None:
+        elif (starts := self._anchor_starts(lower, has, narrow, text, places)) is None:
             assert self.scan is not None
             found = list(self.scan.finditer(lower))
         else:
@@ -297,6 +311,7 @@ class Rule:
         has: Callable[[str], bool],
         narrow: Callable[[], bytes] | None = None,
         text: str = "",
+        places: Places | None = None,
     ) -> list[int] | None:
         """Where the anchors are (by their :attr:`roots`: some more places, where the regex
         fails), in order; None past one per ``_SCAN_EVERY`` characters of ASCII text when
@@ -305,23 +320,27 @@ class Rule:
         is taken by case-insensitive matching for its lower case alone (and ``\\s``,
         ``\\w`` say the same of both). In a wide text, anchors with at least four ASCII
         characters are looked for in ``narrow()`` (the same positions, one byte a
-        character, each wider character a ``?``: more places again, never fewer)."""
+        character, each wider character a ``?``: more places again, never fewer). With
+        ``places`` (see :meth:`HintWords.places`), each root is looked for through it."""
         ascii_only = lower.isascii()
         limit = len(lower) // _SCAN_EVERY + 32 if self.scan is not None else -1
         starts: set[int] = set()
         for hint in self.roots:
             if not has(hint):
                 continue
-            on: str | bytes = lower
-            word: str | bytes = hint
-            if narrow is not None and not ascii_only and _narrow_enough(hint):
-                on, word = narrow(), hint.encode("ascii", "replace")
-            at = on.find(word)  # type: ignore[arg-type]
+            if places is not None:
+                at, find = places(hint)
+            elif narrow is not None and not ascii_only and _narrow_enough(hint):
+                find = functools.partial(narrow().find, hint.encode("ascii", "replace"))
+                at = find(0)
+            else:
+                find = functools.partial(lower.find, hint)
+                at = find(0)
             while at >= 0:
                 starts.add(at)
                 if len(starts) == limit and (ascii_only or _scannable(text)):
                     return None
-                at = on.find(word, at + 1)  # type: ignore[arg-type]
+                at = find(at + 1)
         return sorted(starts)
 
 
@@ -378,18 +397,3 @@ _FEW_REPEATED = 16
 """The most distinct match texts :meth:`Rule.bulk` replaces by ``str.replace``."""
 _MANY = 256
 """From this many matches on, :meth:`Rule.bulk` reads the rest as texts (``findall``)."""
-
-
-# A word start: not after an ASCII letter, digit or underscore, or right after an escaped
-# newline or tab inside a JSON string ("\\nmysql"); any other letter may precede it.
-_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
-WORD_START = re.compile(_START)
-"""Matches at a position where a token may start (see ``Rule.word_start``)."""
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-
-
-def starts_word(text: str, at: int) -> bool:
-    """Whether :data:`WORD_START` matches ``text`` at ``at``, without a regex call."""
-    if at == 0 or text[at - 1] not in _WORD_CHARS:
-        return True
-    return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"

@@ -22,7 +22,8 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from itertools import compress, repeat
 
-from ._dense_split import split_values, value_tails
+from ._dense_split import split_values
+from ._pattern_forms import value_tails
 from ._secret_rule import Rule
 
 __all__ = ["splice_values", "split_values", "value_tails", "values_of"]
