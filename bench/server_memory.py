@@ -17,10 +17,11 @@ request, which move less with the machine's load than wall time.
 *baseline* is ``LocalServer``'s plain defaults (the CPU build then reserves
 4 GiB of KV cache and runs API server, engine and worker as separate
 processes); *embedded* is :func:`~aw_lookahead.serving.embedded_server_options`,
-what ``serve --local``, ``make demo`` and the tests use; *dynamic-malloc* is
-the same without its fixed malloc thresholds (glibc's dynamic ones) and
-*spin-wait* without ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP's threads then spin
-while they wait); before 2026-12-04 the embedded options had neither.
+what ``serve --local``, ``make demo`` and the tests use; *spin-wait* is the
+same without ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP's threads then spin while
+they wait: the embedded options before 2026-12-04), and *fixed-malloc* the
+same with fixed 128 KiB malloc trim and mmap thresholds (less memory, more
+page faults per request).
 """
 
 from __future__ import annotations
@@ -123,9 +124,11 @@ def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _without(env: dict[str, str], prefix: str) -> dict[str, str]:
-    """``env`` less its variables starting with ``prefix`` (``MALLOC_ARENA_MAX`` stays)."""
-    return {k: v for k, v in env.items() if not k.startswith(prefix) or k == "MALLOC_ARENA_MAX"}
+_FIXED_MALLOC = {"MALLOC_TRIM_THRESHOLD_": "131072", "MALLOC_MMAP_THRESHOLD_": "131072"}
+
+
+def _without(env: dict[str, str], name: str) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k != name}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     embedded = embedded_server_options(folder)
     variants = {
         "baseline": {"max_model_len": 4096},
-        "dynamic-malloc": {**embedded, "env": _without(embedded["env"], "MALLOC_")},
         "spin-wait": {**embedded, "env": _without(embedded["env"], "OMP_WAIT_POLICY")},
+        "fixed-malloc": {**embedded, "env": {**embedded["env"], **_FIXED_MALLOC}},
         "embedded": embedded,
     }
     results = {}

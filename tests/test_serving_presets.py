@@ -144,8 +144,6 @@ def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> N
         "HF_HUB_OFFLINE": "1",
         "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
         "MALLOC_ARENA_MAX": "2",
-        "MALLOC_TRIM_THRESHOLD_": "131072",
-        "MALLOC_MMAP_THRESHOLD_": "131072",
         "OMP_WAIT_POLICY": "PASSIVE",
     }
 

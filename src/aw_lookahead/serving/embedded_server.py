@@ -31,12 +31,7 @@ prefix cache stores a shared history once); vLLM queues what does not fit instea
 failing. Two full contexts (~180 MiB) measured 30-70 MiB more resident memory for the
 whole server and no faster check."""
 
-EMBEDDED_SERVER_ENV = {
-    "MALLOC_ARENA_MAX": "2",
-    "MALLOC_TRIM_THRESHOLD_": "131072",
-    "MALLOC_MMAP_THRESHOLD_": "131072",
-    "OMP_WAIT_POLICY": "PASSIVE",
-}
+EMBEDDED_SERVER_ENV = {"MALLOC_ARENA_MAX": "2", "OMP_WAIT_POLICY": "PASSIVE"}
 """The embedded server's environment: glibc malloc and OpenMP settings (see
 :func:`embedded_server_options`)."""
 
@@ -55,17 +50,16 @@ def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict
     """The :class:`LocalServer` options of the embedded model (``serve --local`` uses the same):
     a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
     the model worker inside the engine process, at most 16 sequences at once, and
-    :data:`EMBEDDED_SERVER_ENV`: two malloc arenas, fixed 128 KiB malloc trim and mmap
-    thresholds (the holes left by weights copied at load time go back to the system) and
-    OpenMP threads that sleep instead of spinning while they wait (with the worker inside
-    the engine process, spinning threads compete with the engine's own thread).
+    :data:`EMBEDDED_SERVER_ENV`: two malloc arenas, and OpenMP threads that sleep instead of
+    spinning while they wait (with the worker inside the engine process, spinning threads
+    compete with the engine's own thread).
 
-    Measured with ``bench/server_memory.py`` on the 2-core machine (K=4 requests on
-    1,500-token prompts): the fixed malloc thresholds take the whole server's proportional
-    set size from 1,663-1,692 MiB to 1,566-1,571 MiB; sleeping OpenMP threads take a
-    request from 8.6 s to 5.4 s of wall time with one other job running (4.9 s either way
-    on a quieter machine) and its user CPU from 6-8 s to 3.8 s. vLLM's CPU defaults: 5.5-5.7
-    GiB. See docs/serving.md."""
+    Measured with ``bench/server_memory.py`` on the 2-core machine, K=4 requests on
+    1,500-token prompts, one run at load ~3: 1,701 MiB proportional set size for the whole
+    server (5,780 MiB with vLLM's CPU defaults); 4.1 s and 3.9 s of user CPU per request,
+    against 14.0 s and 13.2 s with spinning threads. Fixed 128 KiB malloc trim and mmap
+    thresholds would return ~130 MiB of heap holes but cost ~1 s per request in page
+    faults, so they are not set. See docs/serving.md."""
     return {
         "max_model_len": 4096,
         "kv_cache_memory_bytes": embedded_kv_cache_bytes(model),
