@@ -24,10 +24,11 @@ from itertools import filterfalse, islice, repeat
 
 from . import _bulk_redaction
 from ._bulk_redaction import BULK_CHARS, HintWords, collector_paused, splice_lowered
+from ._dense_split import split_values
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
-from ._value_splice import splice_values, split_values, values_of
+from ._value_splice import splice_values, values_of
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
 

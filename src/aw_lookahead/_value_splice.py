@@ -8,9 +8,8 @@ back together from the stretches between values and the values' stand-ins:
 what lies in a match around its value is kept as it is.
 
 A dense rule led by secret names (``password=…``, ``"token": "…"``) is read
-without match objects at all: :func:`split_values` (from
-:mod:`aw_lookahead._dense_split`, imported here too) runs one ``split`` of its
-pattern. Which value gets which stand-in is decided by the caller
+without match objects at all: :func:`~aw_lookahead._dense_split.split_values`
+runs one ``split`` of its pattern. Which value gets which stand-in is decided by the caller
 (:class:`~aw_lookahead._rule_application.RuleApplication`), once per
 distinct value.
 """
@@ -22,11 +21,9 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from itertools import compress, repeat
 
-from ._dense_split import split_values
-from ._pattern_forms import value_tails
 from ._secret_rule import Rule
 
-__all__ = ["splice_values", "split_values", "value_tails", "values_of"]
+__all__ = ["splice_values", "values_of"]
 
 _LAST_GROUP = operator.attrgetter("lastgroup")
 _STRING = operator.attrgetter("string")
