@@ -32,20 +32,30 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 
-def _group_memory(pgid: int) -> tuple[int, int, int]:
-    """(processes, PSS MiB, RSS MiB) of process group ``pgid``."""
-    procs = pss = rss = 0
+def _members(pgid: int) -> Iterator[tuple[str, list[str]]]:
+    """Each live process of group ``pgid``: its pid and the fields of its ``stat`` after the
+    command name (state first)."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             stat = Path("/proc", name, "stat").read_text().rsplit(")", 1)[-1].split()
-            if stat[2] != str(pgid):
-                continue
+        except OSError:
+            continue
+        if stat[2] == str(pgid):
+            yield name, stat
+
+
+def _group_memory(pgid: int) -> tuple[int, int, int]:
+    """(processes, PSS MiB, RSS MiB) of process group ``pgid``."""
+    procs = pss = rss = 0
+    for name, _ in _members(pgid):
+        try:
             fields = {}
             for line in Path("/proc", name, "smaps_rollup").read_text().splitlines()[1:]:
                 key, _, rest = line.partition(":")
@@ -65,21 +75,11 @@ _REQUESTS = 6
 
 def _group_cpu(pgid: int) -> tuple[float, float, int]:
     """(user s, system s, minor faults) of process group ``pgid``'s live processes."""
-    user = system = 0.0
-    faults = 0
     tick = os.sysconf("SC_CLK_TCK")
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path("/proc", name, "stat").read_text().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        if stat[2] == str(pgid):
-            faults += int(stat[7])
-            user += int(stat[11]) / tick
-            system += int(stat[12]) / tick
-    return user, system, faults
+    stats = [stat for _, stat in _members(pgid)]
+    user = sum(int(stat[11]) for stat in stats) / tick
+    system = sum(int(stat[12]) for stat in stats) / tick
+    return user, system, sum(int(stat[7]) for stat in stats)
 
 
 def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
