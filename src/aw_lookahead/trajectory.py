@@ -271,13 +271,15 @@ def _cut_torn_line(fd: int, path: Path) -> None:
 
 
 class JsonlWriter:
-    """Append-only JSONL writer that never leaves a partial line behind.
+    """Append-only JSONL writer: whole lines, and a torn last line repaired on the next open.
 
     Each record is serialised first, then written with one ``os.write`` on a
     descriptor opened with ``O_APPEND`` (looping only if the kernel reports a
-    short write). ``fsync=True`` also forces each line to disk. Records pass
-    through ``redactor`` (default: :func:`aw_lookahead.redact.default_redactor`)
-    before they are written. The file is ``0600``, an existing one too.
+    short write), so a process killed mid-write can leave at most its last line
+    torn (Linux may stop a large write part way on a fatal signal). ``fsync=True``
+    also forces each line to disk. Records pass through ``redactor`` (default:
+    :func:`aw_lookahead.redact.default_redactor`) before they are written. The file
+    is ``0600``, an existing one too.
 
     A file whose last line is torn (a process died mid-write) is repaired before
     appending: the partial line moves to ``<name>.torn`` (appended, ``0600``) and
