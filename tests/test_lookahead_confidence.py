@@ -138,6 +138,33 @@ async def test_the_engine_counts_uncertain_actions_and_takes_a_threshold() -> No
         await Lookahead(wm, false_veto_budget=0.05, calibration=False).gate(TRAJ, ["cat x"])
 
 
+async def test_an_argument_error_refuted_by_the_schema_runs_marked_uncertain() -> None:
+    """The small model's typical wrong failure for a write: invalid arguments, for arguments
+    that match the tool's schema. The gate runs it, says why, and counts it uncertain; the
+    same prediction for arguments the schema rejects still vetoes."""
+    tool = {
+        "name": "write_file",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+        },
+        "annotations": {"readOnlyHint": False, "destructiveHint": True},
+    }
+    said = "Error: Invalid input: Invalid input for tool 'write_file'"
+    engine = Lookahead(FunctionWorldModel(lambda t, a: said))
+    trajectory = Trajectory(domain="mcp", tools=[tool])
+    good = {"name": "write_file", "arguments": {"path": "/srv/todo.txt", "content": "ship\n"}}
+    bad = {"name": "write_file", "arguments": {"path": "/srv/todo.txt"}}
+    [ran, vetoed] = await engine.gate(trajectory, [good, bad])
+    assert ran.kind is DecisionKind.EXECUTE
+    assert ran.uncertain
+    assert ran.p_failure == 0.0
+    assert "match write_file's input schema" in ran.explain()
+    assert vetoed.kind is DecisionKind.VETO
+    assert engine.stats.uncertain == 1
+
+
 def test_token_logprobs_give_the_probability_of_the_failure_line() -> None:
     from aw_lookahead.lookahead.confidence import token_p_failure
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import pytest
 
-from aw_lookahead.lookahead import Outcome, RuleJudge, rule_signals
+from aw_lookahead.lookahead import Outcome, RuleJudge, Verdict, rule_signals
 from aw_lookahead.trajectory import Trajectory
 from aw_lookahead.worldmodel import Prediction
 
@@ -302,6 +302,70 @@ async def test_mcp_text_errors_from_the_filesystem_server(
         assert not is_error, (key, text)
         assert await _judged(text) == (Outcome.UNKNOWN, set()), (key, text)
     assert "Error: disk full" in real["read_log"][1]  # not at the start: file content, no error
+
+
+@pytest.mark.integration
+async def test_a_predicted_argument_error_is_set_aside_when_the_arguments_match_the_schema(
+    mcp_fs_server: Path, tmp_path: Path
+) -> None:
+    """The real server's own schema and its own "invalid arguments" error: predicted for a
+    call whose arguments match the schema, the error is not evidence; for a call whose
+    arguments do not, it stays a failure."""
+    mcp = pytest.importorskip("mcp")
+    root = tmp_path / "root"
+    root.mkdir()
+    good = {"path": str(root / "todo.txt"), "content": "ship v2\n"}
+    bad = {"path": str(root / "todo.txt")}
+    async with mcp.Client(
+        mcp.StdioServerParameters(command=str(mcp_fs_server), args=[str(root)]), mode="legacy"
+    ) as client:
+        tools = [
+            t.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for t in (await client.list_tools()).tools
+        ]
+        result = await client.call_tool("write_file", bad)
+    assert result.is_error
+    error = "\n".join(getattr(c, "text", "") for c in result.content)
+    assert "invalid" in error.lower()
+    with_tools = Trajectory(domain="mcp", tools=tools)
+
+    async def judge(arguments: dict[str, object], trajectory: Trajectory) -> Verdict:
+        action = {"name": "write_file", "arguments": arguments}
+        return await RuleJudge().judge(
+            trajectory, action, Prediction(action=action, observation=error)
+        )
+
+    set_aside = await judge(good, with_tools)
+    assert set_aside.outcome is Outcome.UNKNOWN
+    assert [s.name for s in set_aside.signals] == ["mcp.arguments_valid"]
+    assert "write_file's input schema" in set_aside.reason
+    assert (await judge(bad, with_tools)).outcome is Outcome.FAILURE
+    assert (await judge(good, MCP)).outcome is Outcome.FAILURE  # no schema: nothing to check
+
+
+async def test_a_set_aside_argument_error_leaves_the_destructive_rule_in_force() -> None:
+    """A tool without annotations that deletes: with its argument error set aside, the
+    prediction no longer says it fails, so the destroying effect is what is judged."""
+    tool = {
+        "name": "delete_path",
+        "description": "Deletes a file or folder.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "recursive": {"type": "boolean"}},
+            "required": ["path"],
+        },
+    }
+    trajectory = Trajectory(domain="mcp", tools=[tool])
+    action = {"name": "delete_path", "arguments": {"path": "data", "recursive": True}}
+    said = "Error: Invalid arguments for tool delete_path: path is required"
+    verdict = await RuleJudge().judge(
+        trajectory, action, Prediction(action=action, observation=said)
+    )
+    assert verdict.outcome is Outcome.RISKY
+    assert {s.name for s in verdict.signals} == {"mcp.arguments_valid", "risk.destructive_tool"}
+    other = "Error: ENOENT: no such file or directory, stat 'data'"
+    kept = await RuleJudge().judge(trajectory, action, Prediction(action=action, observation=other))
+    assert kept.outcome is Outcome.FAILURE  # only an argument claim is checked
 
 
 @pytest.mark.integration

@@ -18,6 +18,7 @@ from typing import Any
 from aw_lookahead.trajectory import Action
 from aw_lookahead.worldmodel.base import Prediction
 
+from ._argument_check import SET_ASIDE
 from .confidence import token_p_failure
 from .routing import Route
 from .safety import ErrorPolicy
@@ -62,7 +63,8 @@ class EngineStats:
     without a check and ``blocked_unchecked`` were vetoed by ``on_error``;
     ``causes`` counts them by cause (``unreachable``, ``deadline``,
     ``context``, ...). ``uncertain`` counts actions that ran although some
-    prediction said they fail (``p_failure`` below the veto threshold).
+    prediction said they fail (``p_failure`` below the veto threshold, or
+    a failure set aside as refuted).
     """
 
     actions: int = 0
@@ -227,7 +229,8 @@ def _rule(
     outcome is a veto outcome, as without calibration. Any other action is
     vetoed only when ``p_failure`` reaches ``threshold`` (never when it is
     ``None``), showing a failing prediction and its reason; below it the
-    action runs, marked uncertain when some prediction fails.
+    action runs, marked uncertain when some prediction fails, or when a
+    prediction of failure was set aside as refuted (:mod:`._argument_check`).
     """
     pairs = [(prediction.observation, verdict)] + [
         (text, v) for text, v in zip(prediction.samples, samples, strict=False) if v is not None
@@ -239,6 +242,7 @@ def _rule(
     if n == 1:
         from_tokens = token_p_failure(prediction, verdict, bool(failing))
         p_failure = from_tokens if from_tokens is not None else p_failure
+    set_aside = any(s.name == SET_ASIDE for v in verdicts for s in v.signals)
     common: dict[str, Any] = {
         "others": tuple(verdicts[1:]),
         "score": sum(heuristic_score(v) for v in verdicts) / n,
@@ -256,6 +260,7 @@ def _rule(
             verdict=verdict,
             shown=prediction,
             threshold=None,
+            uncertain=set_aside and verdict.outcome not in veto_outcomes,
             **common,
         )
     if not failing:
@@ -266,6 +271,7 @@ def _rule(
             verdict=verdict,
             shown=prediction,
             threshold=threshold,
+            uncertain=set_aside,
             **common,
         )
     first = verdicts[failing[0]]

@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 from aw_lookahead.worldmodel.base import Prediction
 
+from ._argument_check import refuted_argument_error
 from ._json_signals import json_payload as _json_payload
 from ._json_signals import json_signals as _json_signals
 from ._rule_patterns import DOMAIN_FAMILIES as _DOMAIN_FAMILIES
@@ -43,7 +44,7 @@ from ._rule_patterns import FAMILIES
 from .destructive import destructive_command
 from .routing import terminal_command_text
 from .shell_parse import program_names
-from .tool_effects import tool_call, tool_risk
+from .tool_effects import tool_call, tool_definition, tool_risk
 from .types import SEVERITY, Outcome, Signal, Verdict
 
 __all__ = ["FAMILIES", "RuleJudge", "rule_signals"]
@@ -173,8 +174,10 @@ class RuleJudge:
     flags actions that destroy data when they succeed, since their success
     is silent: terminal commands by their effect (:mod:`.destructive`) and
     tool calls without annotations whose name, description or arguments
-    say they destroy (:mod:`.tool_effects`). Never calls a model;
-    never raises on odd text.
+    say they destroy (:mod:`.tool_effects`). A prediction that a tool
+    call's arguments are invalid, when they match the tool's input schema,
+    is set aside (:mod:`._argument_check`). Never calls a model; never
+    raises on odd text.
     """
 
     def __init__(
@@ -201,6 +204,9 @@ class RuleJudge:
         task: str | None = None,
     ) -> Verdict:
         signals = rule_signals(trajectory, action, prediction.observation, families=self.families)
+        refuted = refuted_argument_error(trajectory, action, prediction.observation)
+        if refuted is not None:
+            signals = [s for s in signals if s.outcome is not Outcome.FAILURE] + [refuted]
         hazard = self._action_signal(trajectory, action) if self.destructive_actions else None
         if hazard is not None and not any(
             s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals
@@ -220,7 +226,7 @@ class RuleJudge:
         call = tool_call(trajectory, action)
         if call is not None:
             name, arguments = call
-            tool = next((t for t in trajectory.tools or () if t.get("name") == name), None)
+            tool = tool_definition(trajectory, name)
             risk = tool_risk(tool, name, arguments)
             if risk.kind != "destroys" or not risk.inferred:
                 return None

@@ -50,7 +50,7 @@ from ._code_effects import sql_effects
 from .routing import declared_annotations
 from .shell_effects import shell_effects
 
-__all__ = ["ToolRisk", "tool_call", "tool_risk"]
+__all__ = ["ToolRisk", "input_schema", "tool_call", "tool_definition", "tool_risk"]
 
 RiskKind = Literal["read_only", "non_destructive", "destroys", "unknown"]
 
@@ -179,8 +179,13 @@ def _get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
+def input_schema(tool: Any) -> Any:
+    """The tool's input schema, however its definition spells the key (MCP, SDK, OpenAI)."""
+    return _get(tool, "inputSchema") or _get(tool, "input_schema") or _get(tool, "parameters")
+
+
 def _schema_properties(tool: Any) -> set[str]:
-    schema = _get(tool, "inputSchema") or _get(tool, "input_schema") or _get(tool, "parameters")
+    schema = input_schema(tool)
     props = _get(schema, "properties") if schema is not None else None
     return {str(k).lower() for k in props} if isinstance(props, Mapping) else set()
 
@@ -278,3 +283,11 @@ def tool_call(trajectory: Trajectory, action: Action) -> tuple[str, Mapping[str,
         args = action.get("arguments", action.get("args"))
         return str(action["name"]), args if isinstance(args, Mapping) else {}
     return None
+
+
+def tool_definition(trajectory: Trajectory, name: str) -> Mapping[str, Any] | None:
+    """The definition of tool ``name`` in the trajectory's tool list, if it has one."""
+    return next(
+        (t for t in trajectory.tools or () if isinstance(t, Mapping) and t.get("name") == name),
+        None,
+    )

@@ -13,20 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from aw_lookahead._json_schema import matches_schema
+
 __all__ = ["fit_structured", "holds_prediction"]
 
 _PREFERRED = ("content", "text", "result", "output", "message", "value")
-
-
-def _valid(obj: Any, schema: dict[str, Any]) -> bool:
-    import jsonschema  # type: ignore[import-untyped]  # a dependency of mcp
-
-    try:
-        validator_cls = jsonschema.validators.validator_for(schema)
-        validator_cls(schema).validate(obj)
-    except (jsonschema.ValidationError, jsonschema.SchemaError):
-        return False
-    return True
 
 
 def _placeholder(schema: dict[str, Any], text: str) -> Any:
@@ -85,10 +76,10 @@ def _json_object(text: str) -> dict[str, Any] | None:
 def fit_structured(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
     """A dict valid under ``schema`` carrying ``text`` (or the JSON in it), else ``None``."""
     parsed = _json_object(text)
-    if parsed is not None and _valid(parsed, schema):
+    if parsed is not None and matches_schema(parsed, schema):
         return parsed
     filled = _fill_object(schema, text)
-    return filled if _valid(filled, schema) else None
+    return filled if matches_schema(filled, schema) else None
 
 
 def holds_prediction(structured: dict[str, Any], text: str) -> bool:
