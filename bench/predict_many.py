@@ -1,13 +1,22 @@
 """K candidates per step: one concurrent ``predict_many`` vs K sequential ``predict`` calls.
 
     python bench/predict_many.py [--base-url URL --model NAME] [--ks 1,2,4] [--repeat 3]
+                                 [--lines 5]
 
 Without --base-url (or AW_LOOKAHEAD_BASE_URL) it starts the embedded CPU
-server. Each repetition uses a fresh ~1,500-token history (a nonce in the task),
-so the first request of a step pays the prefill and the others can reuse it
-from the prefix cache. Prints wall time per step for both ways, their ratio,
-the cached prompt tokens the replies reported, and the server's prefix-cache
-hit rate over each K's steps (from ``/metrics``, both ways together).
+server. Each repetition uses a fresh history of eight turns (a nonce in the
+task), so the first request of a step pays the prefill and the others can
+reuse it from the prefix cache. ``--lines`` log lines per turn set its size:
+5 gives ~1,500 history tokens for the embedded model (the prompt tokens the
+server counted are printed, system prompt included). Prints wall time per
+step for both ways, their ratio, the cached prompt tokens the replies
+reported, and the server's prefix-cache hit rate over each K's steps (from
+``/metrics``, both ways together).
+
+Then one check in an agent's loop: the same history, checked once cold and
+once after the check of the step before it (the history less its last turn,
+as an agent gated that step), whose prompt the server's prefix cache still
+holds. Both are medians over ``--repeat`` fresh histories.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
 
-def _history() -> Trajectory:
+def _history(lines: int) -> Trajectory:
     nonce = uuid.uuid4().hex
     return Trajectory(
         domain="terminal",
@@ -35,7 +44,7 @@ def _history() -> Trajectory:
             Turn(
                 action=[{"keystrokes": f"tail -n 20 app{i}.log\n", "duration": 0.5}],
                 observation="\n".join(
-                    f"2026-11-29 07:{i:02d}:{j:02d} INFO job {j} ok" for j in range(14)
+                    f"2026-11-29 07:{i:02d}:{j:02d} INFO job {j} ok" for j in range(lines)
                 ),
             )
             for i in range(8)
@@ -56,13 +65,16 @@ CANDIDATES = [
 
 
 async def run(
-    base_url: str, model: str | None, ks: list[int], repeat: int, max_tokens: int
+    base_url: str, model: str | None, ks: list[int], repeat: int, max_tokens: int, lines: int
 ) -> None:
     async with OpenAIWorldModel(
         model, base_url=base_url, max_tokens=max_tokens, temperature=0.6, timeout=300
     ) as wm:
-        await wm.predict(_history(), "echo warm-up")
-        print(f"model {wm.model} at {base_url}; max_tokens {max_tokens}; {repeat} steps per cell")
+        first = await wm.predict(_history(lines), "echo warm-up")
+        print(
+            f"model {wm.model} at {base_url}; max_tokens {max_tokens}; {repeat} steps per cell; "
+            f"{first.usage.prompt_tokens} prompt tokens per request"
+        )
         print(
             f"{'K':>3} {'sequential s':>13} {'concurrent s':>13} {'ratio':>7} "
             f"{'cached/prompt':>14} {'server hit rate':>16}"
@@ -72,12 +84,12 @@ async def run(
             seq, conc, cached, prompt = [], [], 0, 0
             before = await fetch_metrics(base_url, model=wm.model)
             for _ in range(repeat):
-                traj = _history()
+                traj = _history(lines)
                 t = time.perf_counter()
                 for a in acts:
                     await wm.predict(traj, a)
                 seq.append(time.perf_counter() - t)
-                traj = _history()
+                traj = _history(lines)
                 t = time.perf_counter()
                 preds = await wm.predict_many(traj, acts)
                 conc.append(time.perf_counter() - t)
@@ -90,6 +102,29 @@ async def run(
                 f"{k:>3} {s:13.2f} {c:13.2f} {s / c:7.2f} {cached / max(prompt, 1):14.2f} "
                 f"{'n/a' if hit is None else f'{hit:.0%}':>16}"
             )
+        await _agent_loop(wm, lines, repeat)
+
+
+async def _agent_loop(wm: OpenAIWorldModel, lines: int, repeat: int) -> None:
+    """One check cold, and one check after the previous step's (its prefix cached)."""
+    act = [{"keystrokes": CANDIDATES[1], "duration": 0.5}]
+    before = [{"keystrokes": "tail -n 20 app7.log\n", "duration": 0.5}]
+    cold, warm, cached, prompt = [], [], 0, 0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        await wm.predict(_history(lines), act)
+        cold.append(time.perf_counter() - t)
+        traj = _history(lines)
+        await wm.predict(traj.model_copy(update={"turns": traj.turns[:-1]}), before)
+        t = time.perf_counter()
+        pred = await wm.predict(traj, act)
+        warm.append(time.perf_counter() - t)
+        cached += pred.usage.cached_tokens or 0
+        prompt += pred.usage.prompt_tokens
+    print(
+        f"one check: cold {statistics.median(cold):.2f} s; after the previous step's check "
+        f"{statistics.median(warm):.2f} s (cached/prompt {cached / max(prompt, 1):.2f})"
+    )
 
 
 def main() -> None:
@@ -99,6 +134,7 @@ def main() -> None:
     ap.add_argument("--ks", default="1,2,4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=32)
+    ap.add_argument("--lines", type=int, default=5, help="log lines per turn (default 5)")
     args = ap.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     with ExitStack() as stack:
@@ -108,7 +144,7 @@ def main() -> None:
 
             server = stack.enter_context(start_embedded_server())
             base_url, model = server.base_url, server.model
-        asyncio.run(run(base_url, model, ks, args.repeat, args.max_tokens))
+        asyncio.run(run(base_url, model, ks, args.repeat, args.max_tokens, args.lines))
 
 
 if __name__ == "__main__":
