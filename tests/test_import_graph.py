@@ -226,7 +226,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(row.split())
     for row in (
         "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
-        " _word_finder _pattern_forms _keyed_hash",
+        " _word_finder _pattern_forms _keyed_hash _json_schema",
         "_bulk_redaction _secret_rule",
         "_dense_split",
         "_value_splice",
