@@ -4,7 +4,8 @@
 themselves (importing the generator registers them all), ``generator`` runs
 them in sandboxes and writes the split dataset (see its docstring for the
 guarantees): :func:`generate_terminal` (async) and
-:func:`generate_terminal_sync` (blocking).
+:func:`generate_terminal_sync` (blocking); :func:`record_tasks` runs task
+specs of your own the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .generator import (
     generate_terminal,
     generate_terminal_sync,
     normalise_output,
+    record_tasks,
     stderr_progress,
 )
 
@@ -36,6 +38,7 @@ __all__ = [
     "generate_terminal",
     "generate_terminal_sync",
     "normalise_output",
+    "record_tasks",
     "stderr_progress",
 ]
 

@@ -67,6 +67,7 @@ __all__ = [
     "generate_terminal",
     "generate_terminal_sync",
     "normalise_output",
+    "record_tasks",
     "stderr_progress",
 ]
 
@@ -181,6 +182,44 @@ def _filter(traj: Trajectory, stats: Counter[str]) -> Trajectory | None:
     return traj
 
 
+async def record_tasks(
+    specs: Sequence[tuple[str, TaskSpec]],
+    *,
+    seed: int,
+    workers: int = 2,
+    timeout: float = 10.0,  # noqa: ASYNC109 - the per-command limit of the sandbox
+    progress: Progress | None = None,
+    stats: Counter[str] | None = None,
+) -> list[Trajectory]:
+    """Run each ``(family name, spec)`` in a fresh bash sandbox, ``workers`` at a time.
+
+    Returns the trajectories in ``specs`` order, as training reads them: exact
+    retries dropped, turn classes labelled, and a trajectory with no kept turn
+    left out (``stats`` counts what was dropped and each class).
+    """
+    results: list[Trajectory | None] = [None] * len(specs)
+    base = Path(tempfile.mkdtemp(prefix="aw-datagen-"))
+    pending = iter(range(len(specs)))
+    done = 0
+
+    async def worker(slot: int) -> None:
+        nonlocal done
+        root = base / f"s{slot}"
+        for i in pending:
+            name, spec = specs[i]
+            results[i] = await _record(seed, i, name, spec, root, timeout)
+            done += 1
+            if progress is not None:
+                progress(done, len(specs))
+
+    try:
+        await asyncio.gather(*(worker(k) for k in range(min(workers, len(specs)))))
+    finally:
+        await asyncio.to_thread(shutil.rmtree, base, True)
+    counts = stats if stats is not None else Counter()
+    return [t for t in (_filter(r, counts) for r in results if r is not None) if t is not None]
+
+
 async def generate_terminal(
     n: int,
     *,
@@ -199,28 +238,15 @@ async def generate_terminal(
     if await asyncio.to_thread(out_dir.is_file):
         raise UsageError(f"--out {out_dir} is a file; give a folder (it is created if missing)")
     order = family_order(seed)
-    results: list[Trajectory | None] = [None] * n
-    specs = [build_task(seed, i, order) for i in range(n)]
-    base = Path(tempfile.mkdtemp(prefix="aw-datagen-"))
-    pending = iter(range(n))
-    done = 0
-
-    async def worker(slot: int) -> None:
-        nonlocal done
-        root = base / f"s{slot}"
-        for i in pending:
-            name, spec = specs[i]
-            results[i] = await _record(seed, i, name, spec, root, timeout)
-            done += 1
-            if progress is not None:
-                progress(done, n)
-
-    try:
-        await asyncio.gather(*(worker(k) for k in range(min(workers, n))))
-    finally:
-        await asyncio.to_thread(shutil.rmtree, base, True)
     stats: Counter[str] = Counter()
-    kept = [t for t in (_filter(r, stats) for r in results if r is not None) if t is not None]
+    kept = await record_tasks(
+        [build_task(seed, i, order) for i in range(n)],
+        seed=seed,
+        workers=workers,
+        timeout=timeout,
+        progress=progress,
+        stats=stats,
+    )
     assignment = split_families(sorted(FAMILIES), seed=seed)
     manifest = await asyncio.to_thread(
         write_split,
