@@ -63,3 +63,27 @@ def test_words_are_found_by_stretches_where_stretches_differ() -> None:
     uniform = WordFinder(readme * 40, False)
     assert uniform.finder("token")(0) == (readme * 40).find("token")
     assert uniform.uniform  # the same letters throughout: not read by stretches
+
+
+def test_places_learned_at_once_are_where_find_finds_them() -> None:
+    """Many words found in one pass (``learn_places``) are where ``str.find`` finds them,
+    overlapping ones and across the edges of the pass's stretches too, in ASCII and in wide
+    text; a word found only inside placeholders is not outside them. A text dense with the
+    words gives up, and the text after it does not try again."""
+    rng = random.Random(11)
+    words = ("aa", "aab", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
+    for size, dense, wide in ((70000, False, False), (70000, False, True), (70000, True, False)):
+        unit = ["aab ", "x" * 90, "pass", "sk-token", "a", "[redacted_secret_0a1b2c] "]
+        unit += (["aa"] * 40 if dense else []) + (["é"] if wide else [])
+        text = "".join(rng.choice(unit) for _ in range(size // (4 if dense else 16)))
+        for at in (16383, 32766, 49150):
+            text = text[:at] + "token" + text[at:]
+        hints = HintWords(text, text.isascii(), frozenset(words))
+        hints.learn_places(words)
+        assert bool(hints._all) == (not dense)
+        assert hints.after(text, [])._gave_up == dense
+        for word in words:
+            assert _places(hints, word) == _want(text, word), word
+            assert hints.has(word) == (word in text), word
+        assert not hints.outside("secret")
+        assert hints.outside("token")

@@ -20,13 +20,20 @@ import functools
 import gc
 import operator
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from itertools import repeat
 from typing import AnyStr
 
-from ._word_finder import WordFinder
+from ._word_finder import WordFinder, next_of
 
-__all__ = ["BULK_CHARS", "HintWords", "collector_paused", "splice", "splice_lowered"]
+__all__ = [
+    "BULK_CHARS",
+    "HintWords",
+    "collector_paused",
+    "rewrite_all",
+    "splice",
+    "splice_lowered",
+]
 
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
@@ -39,6 +46,9 @@ _DECIDE_ALL = 64
 """From this many distinct matches on, :func:`splice` hands them to ``decide_all`` at once."""
 _REPLACE_MAX = 256
 """The longest repeated match text :func:`splice` replaces with ``str.replace``."""
+_AT_ONCE = 4
+"""From this many words wanted everywhere they are, :meth:`HintWords.learn_places` finds
+them in one pass (each on its own costs about a search of the text)."""
 
 
 @functools.cache
@@ -79,6 +89,40 @@ class HintWords:
         self._gone: frozenset[str] = frozenset()
         """Characters absent from the text outside placeholders (absent before they came)."""
         self._first: dict[str, int] = {}
+        self._all: dict[str, list[int]] = {}
+        """Every place of the words :meth:`learn_places` found at once."""
+        self._gave_up = False
+
+    def learn_places(self, words: Iterable[str]) -> None:
+        """Find every place of ``words`` (lower case) in one pass when at least ``_AT_ONCE``
+        of them would each cost a search of the text (ASCII words, no ``?``, not known to be
+        absent); :meth:`has` and :meth:`places` then answer from those places. A text that
+        holds too many of them (dense) is not tried again, nor are the texts after it."""
+        if self._gave_up:
+            return
+        todo = tuple(
+            sorted(
+                {
+                    w
+                    for w in words
+                    if w not in self._all
+                    and w.isascii()
+                    and "?" not in w
+                    and self._found.get(w) is not False
+                    and all(map(self._has_char, w))
+                }
+            )
+        )
+        if len(todo) < _AT_ONCE:
+            return
+        found = self._finder.places_of(todo)
+        if found is None:
+            self._gave_up = True
+            return
+        for word in todo:
+            places = self._all[word] = found.get(word, [])
+            self._found[word] = bool(places)
+            self._first[word] = places[0] if places else -1
 
     def after(
         self, lower: str, placeholders: Collection[str], narrow: bytes | None = None
@@ -95,6 +139,7 @@ class HintWords:
         new = HintWords(lower, self._ascii_only, self._vocabulary, narrow, stretches=stretches)
         gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
         new._gone = self._gone.union(gone)
+        new._gave_up = self._gave_up  # a text dense with the words stays dense
         if len(placeholders) > _FEW_PLACEHOLDERS:
             return new
         marks = "\n".join(placeholders).lower()
@@ -152,7 +197,11 @@ class HintWords:
         """Where ``word`` (lower case) first is in the text (-1: nowhere), and
         ``lower.find(word, start)`` as a function of ``start``, each the fastest way this
         text allows: the first place is kept from :meth:`has`; an ASCII word is looked for
-        as :class:`~aw_lookahead._word_finder.WordFinder` allows."""
+        as :class:`~aw_lookahead._word_finder.WordFinder` allows (or from the places
+        :meth:`learn_places` found)."""
+        known = self._all.get(word)
+        if known is not None:
+            return (known[0] if known else -1), functools.partial(next_of, known)
         if not self.has(word):
             return -1, self._finder.finder(word)
         find = self._finder.finder(word)
@@ -189,7 +238,7 @@ class HintWords:
             return True
         found = self._outside.get(hint)
         if found is None:
-            at = lower.find(hint)
+            at, find = self.places(hint)
             for _ in range(_FEW_PLACEHOLDERS):
                 if at < 0:
                     found = False
@@ -198,7 +247,7 @@ class HintWords:
                 if around is None or around.end() <= at:
                     found = True
                     break
-                at = lower.find(hint, around.end())
+                at = find(around.end())
             else:
                 if self._stripped is None:
                     self._stripped = _PLACEHOLDERS.sub("", lower)
@@ -286,6 +335,22 @@ def splice_lowered(
     parts[0::2] = map(narrow.__getitem__, map(slice, [0, *ends], [*starts, len(narrow)]))
     parts[1::2] = map(narrowed.__getitem__, wholes)
     return new_text, new_lower, b"".join(parts)
+
+
+def rewrite_all(
+    text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+) -> str | None:
+    """``text`` with every occurrence of each match text of ``firsts`` replaced by its
+    decision (see :meth:`~aw_lookahead._secret_rule.Rule.bulk`); None when a replacement
+    holds a match text replaced after it (then each match is rewritten where it is instead)."""
+    rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
+    rewrites = [(old, new) for old, new in rewrites if old != new]
+    for i, (_, new) in enumerate(rewrites):
+        if any(later in new for later, _ in rewrites[i + 1 :]):
+            return None
+    for old, new in rewrites:
+        text = text.replace(old, new)
+    return text
 
 
 def _replaced(on: AnyStr, old: AnyStr, new: AnyStr, times: int) -> AnyStr | None:

@@ -23,7 +23,13 @@ from collections.abc import Callable, Iterable
 from itertools import filterfalse, islice, repeat
 
 from . import _bulk_redaction
-from ._bulk_redaction import BULK_CHARS, HintWords, collector_paused, splice_lowered
+from ._bulk_redaction import (
+    BULK_CHARS,
+    HintWords,
+    collector_paused,
+    rewrite_all,
+    splice_lowered,
+)
 from ._dense_split import split_values
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
@@ -105,6 +111,8 @@ class RuleApplication:
                 continue
             if hints is None and not rule.applies(lower, ascii_only):
                 continue
+            if hints is not None and rule.anchored:
+                hints.learn_places((*rule.roots, *(lit for lit, _ in rule.branches)))
             made: set[str] = set()
             decide = functools.partial(self._stand_in, rule, learned, made)
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
@@ -112,7 +120,7 @@ class RuleApplication:
             bulk = rule.bulk(text, lower, hints.outside) if hints is not None else None
             new_lower: str | None = None
             new_narrow: bytes | None = None
-            new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            new = rewrite_all(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
                 new = self._by_split(rule, learned, made, text, lower, hints.outside)
             if new is None:
@@ -149,22 +157,6 @@ class RuleApplication:
                 DISTINCT_CAP,
                 self.over_cap - over_cap,
             )
-        return text
-
-    @staticmethod
-    def _rewrite(
-        text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
-    ) -> str | None:
-        """``text`` with every occurrence of each match text of ``firsts`` replaced by its
-        decision (see :meth:`Rule.bulk`); None when a replacement holds a match text
-        replaced after it (then each match is rewritten where it is instead)."""
-        rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
-        rewrites = [(old, new) for old, new in rewrites if old != new]
-        for i, (_, new) in enumerate(rewrites):
-            if any(later in new for later, _ in rewrites[i + 1 :]):
-                return None
-        for old, new in rewrites:
-            text = text.replace(old, new)
         return text
 
     @staticmethod

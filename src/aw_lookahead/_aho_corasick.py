@@ -1,0 +1,75 @@
+"""Where each of many ASCII words is in a one-byte text, found in one pass.
+
+A rule table's hint words and anchors are some eighty words; looking for each
+with ``bytes.find`` costs a pass over a megabyte per word that is absent (and
+one per occurrence for an anchor). An Aho–Corasick automaton (``ahocorasick_rs``,
+Rust) finds every occurrence of all of them in one pass, about 2 ms a megabyte
+of ordinary text. What it cannot bound is the number of occurrences: a text
+dense with secrets holds a hint every few characters, and a Python tuple per
+occurrence would cost more than the searches it saves. So the text is read in
+stretches, and the pass gives up (None) past :data:`MOST_PLACES` occurrences:
+the caller then searches word by word, having lost at most the cost of those.
+The known secrets of :mod:`aw_lookahead._seen_secrets` use the same library.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+from ahocorasick_rs import BytesAhoCorasick
+
+__all__ = ["MOST_PLACES", "indexable", "word_places"]
+
+MOST_PLACES = 8192
+"""Past this many occurrences in one text (or one per 128 characters of a longer one: a MiB of
+this repository's code or prose holds 3,100 to 5,000), :func:`word_places` gives up."""
+_STRETCH = 16384
+_SAMPLES = 8
+_SAMPLE = 2048
+"""Eight samples of this many characters, spread over the text, tell a text holding far more
+places than the limit (twice as many, by them) before the pass: it is not made."""
+
+
+def indexable(*words: Iterable[str]) -> tuple[str, ...]:
+    """Those of ``words`` the automaton takes (ASCII, no ``?``: see
+    :class:`~aw_lookahead._word_finder.WordFinder`), each once, in order."""
+    return tuple(sorted({w for each in words for w in each if w.isascii() and "?" not in w}))
+
+
+@functools.lru_cache(maxsize=16)
+def _automaton(words: tuple[str, ...]) -> tuple[BytesAhoCorasick, int]:
+    """The automaton of ``words`` (ASCII, each at its index) and the longest one's length."""
+    return BytesAhoCorasick([w.encode("ascii") for w in words]), max(map(len, words))
+
+
+def word_places(narrow: bytes, words: tuple[str, ...]) -> dict[str, list[int]] | None:
+    """For each of ``words`` (ASCII, distinct) found in ``narrow``, where it starts (every
+    occurrence, overlapping ones too, in order: what repeated ``narrow.find(word, at + 1)``
+    gives); a word that is absent has no entry. None past :data:`MOST_PLACES` occurrences (or
+    one per 128 characters), or where samples of the text say it holds far more."""
+    if not words:
+        return {}
+    automaton, longest = _automaton(words)
+    most = max(MOST_PLACES, len(narrow) // 128)
+    step = len(narrow) // _SAMPLES
+    if step > _SAMPLE:
+        samples = (narrow[at : at + _SAMPLE] for at in range(0, _SAMPLES * step, step))
+        seen = sum(len(automaton.find_matches_as_indexes(s, overlapping=True)) for s in samples)
+        if seen * step > 2 * most * _SAMPLE:
+            return None
+    stretches: list[tuple[int, list[tuple[int, int, int]]]] = []
+    count = 0
+    for low in range(0, len(narrow), _STRETCH):
+        stretch = narrow[low : low + _STRETCH + longest - 1]
+        found = automaton.find_matches_as_indexes(stretch, overlapping=True)
+        count += len(found)
+        if count > most:
+            return None
+        stretches.append((low, found))
+    places: dict[int, list[int]] = {}
+    for low, found in stretches:
+        for index, start, _ in found:
+            if start < _STRETCH:
+                places.setdefault(index, []).append(low + start)
+    return {words[index]: sorted(at) for index, at in places.items()}
