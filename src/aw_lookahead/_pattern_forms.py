@@ -17,12 +17,15 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
     "WORD_CHARS",
     "WORD_START",
     "after_word",
+    "aligned_copies",
+    "aligned_lower",
     "anchor_roots",
     "apart",
     "bare_all",
@@ -212,3 +215,46 @@ def starts_word(text: str, at: int) -> bool:
     if at == 0 or text[at - 1] not in WORD_CHARS:
         return True
     return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"
+
+
+_CASE_APART = frozenset("\u0131\u017f\u1c82\u1fbe\u0345\u03a3\u03c3\u03f0")
+"""Characters that case-insensitive matching takes for a character of an anchor although
+they do not lower-case to it (dotless i, long s, sigmas, …; written as escapes, so that
+this file holds none of them; tests/test_redact_fast_path.py finds them from the anchors
+of the built-in rules)."""
+
+
+def _scannable(text: str) -> bool:
+    """Whether :attr:`Rule.scan` over the lower case of wide ``text`` finds what the rule's
+    pattern finds in ``text`` (given: it lower-cases character by character)."""
+    return bool(text) and not any(c in text for c in _CASE_APART)
+
+
+def aligned_lower(text: str) -> str | None:
+    """``text`` lower-cased one character for one, where its lower case is longer: each
+    capital dotted I (which lower-cases to ``i`` and a combining dot) becomes ``i``, what
+    case-insensitive matching takes it for. Every place where an anchored rule's pattern
+    matches ``text`` starts an anchor there. None when ``text`` holds a character of
+    :data:`_CASE_APART` or a length still differs (then the whole pattern runs)."""
+    if any(c in text for c in _CASE_APART):
+        return None
+    same = text.replace("\u0130", "i").lower()
+    return same if len(same) == len(text) else None
+
+
+def _copies(text: str) -> tuple[str, bytes] | None:
+    """:func:`aligned_lower` of ``text`` and its one-byte copy (each wider character a ``?``)."""
+    same = aligned_lower(text)
+    return None if same is None else (same, same.encode("ascii", "replace"))
+
+
+def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
+    """:func:`_copies` of ``text``, made on the first call and kept."""
+    kept: list[tuple[str, bytes] | None] = []
+
+    def copies() -> tuple[str, bytes] | None:
+        if not kept:
+            kept.append(_copies(text))
+        return kept[0]
+
+    return copies
