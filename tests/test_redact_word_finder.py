@@ -74,7 +74,7 @@ def test_places_learned_at_once_are_where_find_finds_them() -> None:
     words = ("aa", "aab", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
     for size, dense, wide in ((70000, False, False), (70000, False, True), (70000, True, False)):
         unit = ["aab ", "x" * 90, "pass", "sk-token", "a", "[redacted_secret_0a1b2c] "]
-        unit += (["aa"] * 40 if dense else []) + (["é"] if wide else [])
+        unit += (["aab"] * 40 if dense else []) + (["é"] if wide else [])
         text = "".join(rng.choice(unit) for _ in range(size // (4 if dense else 16)))
         for at in (16383, 32766, 49150):
             text = text[:at] + "token" + text[at:]
@@ -87,3 +87,32 @@ def test_places_learned_at_once_are_where_find_finds_them() -> None:
             assert hints.has(word) == (word in text), word
         assert not hints.outside("secret")
         assert hints.outside("token")
+
+
+def test_places_moved_through_rewrites_are_where_find_finds_them() -> None:
+    """After values are replaced (a few edits), the places found at once in the text before
+    are moved, and the words a replacement brings or cuts are found around it: every place
+    is where ``str.find`` finds it in the new text, through several rewrites in a row, with
+    replacements that hold words, join words across their edges, or remove text."""
+    rng = random.Random(5)
+    words = ("pass", "secret", "token", "sk-ant-", "key", "redacted", "xyz", "_key")
+    unit = ["pass ", "x" * 40, "token=", "sk-ant-", "abc_key ", "é", "secret", "y" * 20]
+    text = "".join(rng.choice(unit) for _ in range(6000))
+    hints = HintWords(text.lower(), text.isascii(), frozenset(words))
+    hints.learn_places(words)
+    assert hints._all
+    for _ in range(4):
+        cuts = sorted(rng.sample(range(len(text)), 20))
+        spans = [(a, a + rng.randint(1, 12)) for a in cuts[::2]]
+        spans = [s for s, t in zip(spans, [*spans[1:], (len(text), 0)], strict=True) if s[1] < t[0]]
+        pieces, edits, done = [], [], 0
+        for start, end in spans:
+            new = rng.choice(["[REDACTED_SECRET_0a1b2c]", "", "ss", "tok", "en", "_KEY"])
+            pieces += [text[done:start], new]
+            edits.append((start, end, len(new)))
+            done = end
+        text = "".join([*pieces, text[done:]])
+        hints = hints.after(text.lower(), [], None, edits)
+        assert hints._chains
+        for word in words:
+            assert _places(hints, word) == _want(text.lower(), word), word

@@ -14,12 +14,14 @@ The known secrets of :mod:`aw_lookahead._seen_secrets` use the same library.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 from collections.abc import Iterable
 
-from ahocorasick_rs import BytesAhoCorasick
+from ahocorasick_rs import BytesAhoCorasick, Implementation
 
-__all__ = ["MOST_PLACES", "indexable", "word_places"]
+__all__ = ["MOST_PLACES", "around_edits", "indexable", "moved", "word_places"]
 
 MOST_PLACES = 8192
 """Past this many occurrences in one text (or one per 128 characters of a longer one: a MiB of
@@ -40,7 +42,9 @@ def indexable(*words: Iterable[str]) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=16)
 def _automaton(words: tuple[str, ...]) -> tuple[BytesAhoCorasick, int]:
     """The automaton of ``words`` (ASCII, each at its index) and the longest one's length."""
-    return BytesAhoCorasick([w.encode("ascii") for w in words]), max(map(len, words))
+    # A DFA: three times as fast as the default NFA for the rule table's 119 words.
+    encoded = [w.encode("ascii") for w in words]
+    return BytesAhoCorasick(encoded, implementation=Implementation.DFA), max(map(len, words))
 
 
 def word_places(narrow: bytes, words: tuple[str, ...]) -> dict[str, list[int]] | None:
@@ -73,3 +77,50 @@ def word_places(narrow: bytes, words: tuple[str, ...]) -> dict[str, list[int]] |
             if start < _STRETCH:
                 places.setdefault(index, []).append(low + start)
     return {words[index]: sorted(at) for index, at in places.items()}
+
+
+def around_edits(
+    words: tuple[str, ...], edits: list[tuple[int, int, int]], lower: str
+) -> dict[str, list[int]]:
+    """Where each of ``words`` (ASCII, sorted) overlaps a replacement in a text that
+    ``edits`` made: each edit (in order, apart) replaced the span ``start:end`` of the text
+    before with a text of the given length; ``lower`` is the new text's lower case. One
+    pass over the stretches around the replacements, joined."""
+    automaton, longest = _automaton(words)
+    lows: list[int] = []
+    spans: list[tuple[int, int]] = []
+    windows: list[str] = []
+    added = 0
+    for start, end, size in edits:
+        at, stop = start + added, start + added + max(size, 1)  # a removal: across its place
+        added += size - (end - start)
+        lows.append(max(at - longest + 1, 0))
+        spans.append((at, stop))
+        windows.append(lower[lows[-1] : stop + longest - 1])
+    starts = [0, *itertools.accumulate(len(w) + 1 for w in windows)]
+    joined = "\0".join(windows).encode("ascii", "replace")  # no word holds a NUL
+    found: dict[str, set[int]] = {}
+    for index, begin, finish in automaton.find_matches_as_indexes(joined, overlapping=True):
+        which = bisect.bisect_right(starts, begin) - 1
+        at, stop = spans[which]
+        place = lows[which] + begin - starts[which]
+        if place < stop and place + finish - begin > at:
+            found.setdefault(words[index], set()).add(place)
+    return {word: sorted(places) for word, places in found.items()}
+
+
+def moved(
+    old: list[int], size: int, edits: list[tuple[int, int, int]], around: list[int] | None
+) -> list[int]:
+    """The places ``old`` of a word of ``size`` characters in the text that ``edits`` made
+    (see :func:`around_edits`, which gives ``around``: its places overlapping a
+    replacement): each place outside the replaced spans moves by what the edits before it
+    added, those overlapping a span are gone."""
+    kept: list[int] = []
+    done = added = 0
+    for start, end, grown in edits if old else ():
+        kept += map(added.__add__, old[done : bisect.bisect_left(old, start - size + 1)])
+        done = max(done, bisect.bisect_left(old, end))
+        added += grown - (end - start)
+    kept += map(added.__add__, old[done:])
+    return sorted({*kept, *around}) if around else kept

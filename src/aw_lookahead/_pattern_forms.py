@@ -30,6 +30,7 @@ __all__ = [
     "apart",
     "bare_all",
     "branches_of",
+    "literal_starts",
     "runs_of",
     "starts_word",
     "value_tails",
@@ -189,6 +190,55 @@ def _after(items: list[tuple[Any, Any]], group: int) -> object:
         rest = _fixed(items[at + 1 :])
         return None if inner is None or rest is None else f"{inner}{rest}"
     return _ABSENT
+
+
+_MOST_STARTS = 16
+""":func:`literal_starts` tells at most this many texts."""
+
+
+@functools.cache
+def literal_starts(source: str, flags: int) -> tuple[str, ...]:
+    """Texts, in lower case, one of which every match of a case-sensitive pattern starts
+    with: its leading literals, through groups, alternations and classes of a few
+    characters (``sk-ant-``; ``ghp_``, ``gho_``, …, ``github_pat_``). Empty when they cannot
+    be told from the parse tree, or some would be shorter than two characters, not ASCII, or
+    more than ``_MOST_STARTS``; and for a case-insensitive pattern. Where each character of
+    a text lower-cases to one, every match starts where one of them is in its lower case."""
+    if _parser is None or flags & re.IGNORECASE:
+        return ()
+    try:
+        heads, _ = _heads(list(_parser.parse(source, flags)))
+    except (AttributeError, TypeError, ValueError, re.error):
+        return ()
+    if any(len(h) < 2 or not h.isascii() for h in heads):
+        return ()
+    return tuple(sorted({h.lower() for h in heads}))
+
+
+def _heads(items: list[tuple[Any, Any]]) -> tuple[list[str], bool]:
+    """The texts a match of ``items`` starts with (at most ``_MOST_STARTS``), and whether
+    they are all it can match (then what follows ``items`` extends them)."""
+    heads = [""]
+    for op, av in items:
+        if op is _parser.LITERAL:
+            more, whole = [chr(av)], True
+        elif op is _parser.IN and all(o is _parser.LITERAL for o, _ in av) and len(av) <= 8:
+            more, whole = [chr(c) for _, c in av], True
+        elif op is _parser.SUBPATTERN and not av[1] and not av[2]:
+            more, whole = _heads(list(av[3]))
+        elif op is _parser.BRANCH:
+            each = [_heads(list(branch)) for branch in av[1]]
+            more = [h for hs, _ in each for h in hs]
+            whole = all(w for _, w in each)
+        else:
+            return heads, False
+        longer = [h + m for h in heads for m in more]
+        if len(longer) > _MOST_STARTS:
+            return heads, False
+        heads = longer
+        if not whole:
+            return heads, False
+    return heads, True
 
 
 def _fixed(items: list[tuple[Any, Any]]) -> str | None:

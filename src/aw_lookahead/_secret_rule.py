@@ -28,6 +28,7 @@ from ._pattern_forms import (
     apart,
     bare_all,
     branches_of,
+    literal_starts,
     runs_of,
     starts_word,
 )
@@ -104,6 +105,14 @@ class Rule:
         object.__setattr__(self, "runs", runs_of(self.regex.pattern, self.regex.flags))
         if self.anchored:
             object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The words that tell where matches may start: :attr:`roots`, the literal starts of
+        :attr:`branches`, or for a rule that is not anchored, its :func:`literal_starts`."""
+        if self.anchored:
+            return (*self.roots, *(literal for literal, _ in self.branches))
+        return literal_starts(self.regex.pattern, self.regex.flags)
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all (by its hints, then
@@ -283,6 +292,26 @@ class Rule:
         if not apart(list(counts)):
             return None
         return sorted(reps, key=re.Match.start), True
+
+    def sparse(self, text: str, lower: str, places: Places) -> list[re.Match[str]] | None:
+        """For a rule that is not anchored (nor :attr:`runs`), in a large ``text`` whose lower
+        case ``lower`` keeps its places, its matches as :meth:`matches` and :meth:`bulk` give
+        them, from the regex tried where a :func:`literal_starts` text is (every match
+        starts at one; ``places``: see :meth:`HintWords.places`); None without such texts,
+        or where they are ``_MANY`` places or more (then a scan reads them faster)."""
+        if self.anchored or self.runs is not None or len(lower) != len(text):
+            return None
+        starts: set[int] = set()
+        for word in literal_starts(self.regex.pattern, self.regex.flags) or ("",):
+            if not word:
+                return None
+            at, find = places(word)
+            while at >= 0:
+                starts.add(at)
+                if len(starts) >= _MANY:
+                    return None
+                at = find(at + 1)
+        return self._word_starts(text, self._at(text, sorted(starts)))
 
     def _by_branches(self, lower: str, has: Callable[[str], bool]) -> list[re.Match[str]]:
         """What :attr:`scan` finds in ``lower``, from the branches whose word is present.
