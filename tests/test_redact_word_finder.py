@@ -7,6 +7,9 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
+from aw_lookahead import _hint_words
 from aw_lookahead._bulk_redaction import HintWords
 from aw_lookahead._word_finder import WordFinder
 
@@ -65,11 +68,12 @@ def test_words_are_found_by_stretches_where_stretches_differ() -> None:
     assert uniform.uniform  # the same letters throughout: not read by stretches
 
 
-def test_places_learned_at_once_are_where_find_finds_them() -> None:
+def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many words found in one pass (``learn_places``) are where ``str.find`` finds them,
     overlapping ones and across the edges of the pass's stretches too, in ASCII and in wide
     text; a word found only inside placeholders is not outside them. A text dense with the
     words gives up, and the text after it does not try again."""
+    monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)  # these few words, found at once too
     rng = random.Random(11)
     words = ("aa", "aab", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
     for size, dense, wide in ((70000, False, False), (70000, False, True), (70000, True, False)):
@@ -89,11 +93,14 @@ def test_places_learned_at_once_are_where_find_finds_them() -> None:
         assert hints.outside("token")
 
 
-def test_places_moved_through_rewrites_are_where_find_finds_them() -> None:
+def test_places_moved_through_rewrites_are_where_find_finds_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """After values are replaced (a few edits), the places found at once in the text before
     are moved, and the words a replacement brings or cuts are found around it: every place
     is where ``str.find`` finds it in the new text, through several rewrites in a row, with
     replacements that hold words, join words across their edges, or remove text."""
+    monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)
     rng = random.Random(5)
     words = ("pass", "secret", "token", "sk-ant-", "key", "redacted", "xyz", "_key")
     unit = ["pass ", "x" * 40, "token=", "sk-ant-", "abc_key ", "é", "secret", "y" * 20]

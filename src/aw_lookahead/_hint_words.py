@@ -19,20 +19,22 @@ from collections.abc import Callable, Collection, Iterable
 from ._aho_corasick import around_edits, moved
 from ._word_finder import WordFinder, next_of
 
-__all__ = ["HintWords"]
+__all__ = ["FEW_EDITS", "HintWords"]
 
 _PLACEHOLDERS = re.compile(r"\[redacted_[a-z0-9_]+\]")
 _PLACEHOLDER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 """What a lower-cased placeholder is written with, besides its brackets."""
 _FEW_PLACEHOLDERS = 64
 """Up to this many new placeholders, :meth:`HintWords.after` reads them instead of the text."""
-_AT_ONCE = 4
+_AT_ONCE = 16
+"""From this many words wanted everywhere they are (and not known to be absent: each of
+their characters is in the text), :meth:`HintWords.learn_places` finds them in one pass
+(about 1.8 ms a MiB; each on its own costs up to a search of the text). A text with fewer
+(one of a few letters repeated) keeps the searches, which a missing letter makes cheap."""
 _SHORTEST = 3
 """Shorter words (``--``, ``@``) are too common in code and prose to be found at once."""
-_FEW_EDITS = 32
+FEW_EDITS = 32
 """Up to this many values replaced, :meth:`HintWords.after` moves the places it knows."""
-"""From this many words wanted everywhere they are, :meth:`HintWords.learn_places` finds
-them in one pass (each on its own costs about a search of the text)."""
 
 
 _Chain = tuple[dict[str, list[int]], list[tuple[list[tuple[int, int, int]], dict[str, list[int]]]]]
@@ -155,7 +157,7 @@ class HintWords:
     ) -> HintWords:
         """The hint words of ``lower``: this text with values replaced by ``placeholders``
         (``narrow``: its one-byte copy, when already made). ``edits``, when given, are
-        where (see :func:`~aw_lookahead._aho_corasick.around_edits`): up to ``_FEW_EDITS``
+        where (see :func:`~aw_lookahead._aho_corasick.around_edits`): up to ``FEW_EDITS``
         of them, the places :meth:`learn_places` found are moved (when asked for), not
         looked for again.
 
@@ -171,7 +173,7 @@ class HintWords:
         new._gave_up = self._gave_up  # a text dense with the words stays dense
         new._index = self._index
         chains = [*self._chains, *([(self._fresh, [])] if self._fresh else [])]
-        if edits is not None and chains and len(edits) <= _FEW_EDITS:
+        if edits is not None and chains and len(edits) <= FEW_EDITS:
             around = around_edits(self._index, edits, lower)
             new._chains = [(base, [*steps, (edits, around)]) for base, steps in chains]
         if len(placeholders) > _FEW_PLACEHOLDERS:

@@ -30,6 +30,7 @@ from ._bulk_redaction import (
     splice_lowered,
 )
 from ._dense_split import split_values
+from ._hint_words import FEW_EDITS
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
@@ -110,7 +111,7 @@ class RuleApplication:
                 continue
             if hints is None and not rule.applies(lower, ascii_only):
                 continue
-            if hints is not None:
+            if hints is not None and rule.words:
                 hints.learn_places(rule.words)
             made: set[str] = set()
             edits: list[tuple[int, int, int]] | None = None
@@ -141,7 +142,7 @@ class RuleApplication:
                 was = hints.narrow_made if hints is not None else None
                 done = self._by_values(rule, learned, made, text, matches, on, was)
                 if done is None:
-                    edits = [] if aligned is None else None  # where values went (HintWords.after)
+                    edits = [] if aligned is None and len(matches) <= FEW_EDITS else None
                     done = splice_lowered(text, on, matches, decide, decide_all, was, edits)
                 new, new_lower, new_narrow = done
             if new == text:
