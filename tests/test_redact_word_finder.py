@@ -75,9 +75,9 @@ def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.Mo
     words gives up, and the text after it does not try again."""
     monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)  # these few words, found at once too
     rng = random.Random(11)
-    words = ("aa", "aab", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
+    words = ("aa", "aab", "aaa", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
     for size, dense, wide in ((70000, False, False), (70000, False, True), (70000, True, False)):
-        unit = ["aab ", "x" * 90, "pass", "sk-token", "a", "[redacted_secret_0a1b2c] "]
+        unit = ["aab ", "x" * 90, "pass", "sk-token", "a", "[redacted_secret_0a1b2c] ", "aaaa"]
         unit += (["aab"] * 40 if dense else []) + (["é"] if wide else [])
         text = "".join(rng.choice(unit) for _ in range(size // (4 if dense else 16)))
         for at in (16383, 32766, 49150):
@@ -89,8 +89,15 @@ def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.Mo
         for word in words:
             assert _places(hints, word) == _want(text, word), word
             assert hints.has(word) == (word in text), word
-        assert not hints.outside("secret")
-        assert hints.outside("token")
+        stripped = re.sub(r"\[redacted_[a-z0-9_]+\]", "", text)
+        for word in ("secret", "token", "pass"):
+            assert hints.outside(word) == (word in stripped), word
+    inside = ("x" * 5000 + "[redacted_secret_0a1b2c] pass token sk-a aab ") * 4
+    hints = HintWords(inside, True, frozenset(words))
+    hints.learn_places(words)
+    assert hints._all
+    assert hints.has("secret")
+    assert not hints.outside("secret")
 
 
 def test_places_moved_through_rewrites_are_where_find_finds_them(
