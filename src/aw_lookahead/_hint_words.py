@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 
 from ._aho_corasick import around_edits, moved
-from ._word_finder import WordFinder, next_of
+from ._word_finder import AllPlaces, WordFinder
 
 __all__ = ["FEW_EDITS", "HintWords"]
 
@@ -239,7 +239,7 @@ class HintWords:
         :meth:`learn_places` found)."""
         known = self._known(word)
         if known is not None:
-            return (known[0] if known else -1), functools.partial(next_of, known)
+            return (known[0] if known else -1), AllPlaces(known)
         if not self.has(word):
             return -1, self._finder.finder(word)
         find = self._finder.finder(word)

@@ -32,6 +32,7 @@ from ._pattern_forms import (
     runs_of,
     starts_word,
 )
+from ._word_finder import AllPlaces
 
 __all__ = ["Places", "Rule", "aligned_copies", "aligned_lower"]
 
@@ -305,12 +306,10 @@ class Rule:
         for word in literal_starts(self.regex.pattern, self.regex.flags) or ("",):
             if not word:
                 return None
-            at, find = places(word)
-            while at >= 0:
-                starts.add(at)
-                if len(starts) >= _MANY:
-                    return None
-                at = find(at + 1)
+            _, find = places(word)
+            starts.update(find.places if isinstance(find, AllPlaces) else ())
+            if len(starts) >= _MANY or not isinstance(find, AllPlaces):
+                return None
         return self._word_starts(text, self._at(text, sorted(starts)))
 
     def _by_branches(self, lower: str, has: Callable[[str], bool]) -> list[re.Match[str]]:
@@ -363,6 +362,11 @@ class Rule:
                 continue
             if places is not None:
                 at, find = places(hint)
+                if isinstance(find, AllPlaces):  # every place known: all at once
+                    starts.update(find.places)
+                    if 0 <= limit <= len(starts) and (ascii_only or _scannable(text)):
+                        return None
+                    continue
             elif narrow is not None and not ascii_only and _narrow_enough(hint):
                 find = functools.partial(narrow().find, hint.encode("ascii", "replace"))
                 at = find(0)

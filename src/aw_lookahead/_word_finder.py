@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from ._aho_corasick import word_places
 
-__all__ = ["WordFinder", "next_of"]
+__all__ = ["AllPlaces", "WordFinder", "next_of"]
 
 _FEW_WIDE = 4096
 """Up to this many wider characters (and question marks), where each is is known."""
@@ -43,6 +43,19 @@ def next_of(places: list[int], start: int) -> int:
     """The first of ``places`` (in order) from ``start`` on; -1 when none."""
     at = bisect.bisect_left(places, start)
     return places[at] if at < len(places) else -1
+
+
+class AllPlaces:
+    """``lower.find(word, start)`` as a function of ``start``, from every place of the word
+    (``places``, in order), which a caller may also read at once."""
+
+    __slots__ = ("places",)
+
+    def __init__(self, places: list[int]) -> None:
+        self.places = places
+
+    def __call__(self, start: int) -> int:
+        return next_of(self.places, start)
 
 
 def _find_in(
