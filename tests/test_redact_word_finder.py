@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_lookahead import _hint_words
+from aw_lookahead import _aho_corasick, _hint_words
 from aw_lookahead._bulk_redaction import HintWords
 from aw_lookahead._word_finder import WordFinder
 
@@ -100,14 +100,16 @@ def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.Mo
     assert not hints.outside("secret")
 
 
+@pytest.mark.parametrize("each", [0, 4, 10**9])  # edit by edit, as chosen, place by place
 def test_places_moved_through_rewrites_are_where_find_finds_them(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, each: int
 ) -> None:
     """After values are replaced (a few edits), the places found at once in the text before
     are moved, and the words a replacement brings or cuts are found around it: every place
     is where ``str.find`` finds it in the new text, through several rewrites in a row, with
     replacements that hold words, join words across their edges, or remove text."""
     monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)
+    monkeypatch.setattr(_aho_corasick, "_EDITS_PER_PLACE", each)
     rng = random.Random(5)
     words = ("pass", "secret", "token", "sk-ant-", "key", "redacted", "xyz", "_key")
     unit = ["pass ", "x" * 40, "token=", "sk-ant-", "abc_key ", "é", "secret", "y" * 20]
@@ -115,8 +117,11 @@ def test_places_moved_through_rewrites_are_where_find_finds_them(
     hints = HintWords(text.lower(), text.isascii(), frozenset(words))
     hints.learn_places(words)
     assert hints._all
-    for _ in range(4):
-        cuts = sorted(rng.sample(range(len(text)), 20))
+    for many in (20, 20, 200, 60):
+        cuts = rng.sample(range(len(text)), many)
+        cuts += [text.find("token", c) + 5 for c in cuts[:8]]  # right after a word, or at -1+5
+        cuts += [text.find("pass", c) - 3 for c in cuts[:8]]  # edits that end inside one
+        cuts = sorted(c for c in set(cuts) if 0 <= c < len(text))
         spans = [(a, a + rng.randint(1, 12)) for a in cuts[::2]]
         spans = [s for s, t in zip(spans, [*spans[1:], (len(text), 0)], strict=True) if s[1] < t[0]]
         pieces, edits, done = [], [], 0

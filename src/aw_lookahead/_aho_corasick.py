@@ -17,7 +17,10 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
+import sys
 from collections.abc import Iterable
+from itertools import repeat
 
 from ahocorasick_rs import BytesAhoCorasick, Implementation
 
@@ -27,6 +30,8 @@ MOST_PLACES = 8192
 """Past this many occurrences in one text (or one per 128 characters of a longer one: a MiB of
 this repository's code or prose holds 3,100 to 5,000), :func:`word_places` gives up."""
 _STRETCH = 16384
+_EDITS_PER_PLACE = 4
+"""Past one edit per this many places of a word, :func:`moved` goes place by place."""
 _SAMPLES = 8
 _SAMPLE = 2048
 """Eight samples of this many characters, spread over the text, tell a text holding far more
@@ -116,11 +121,25 @@ def moved(
     (see :func:`around_edits`, which gives ``around``: its places overlapping a
     replacement): each place outside the replaced spans moves by what the edits before it
     added, those overlapping a span are gone."""
-    kept: list[int] = []
-    done = added = 0
-    for start, end, grown in edits if old else ():
-        kept += map(added.__add__, old[done : bisect.bisect_left(old, start - size + 1)])
-        done = max(done, bisect.bisect_left(old, end))
-        added += grown - (end - start)
-    kept += map(added.__add__, old[done:])
+    if len(edits) * _EDITS_PER_PLACE > len(old):
+        kept = _moved_each(old, size, edits)
+    else:
+        kept = []
+        done = added = 0
+        for start, end, grown in edits:
+            kept += map(added.__add__, old[done : bisect.bisect_left(old, start - size + 1)])
+            done = max(done, bisect.bisect_left(old, end))
+            added += grown - (end - start)
+        kept += map(added.__add__, old[done:])
     return sorted({*kept, *around}) if around else kept
+
+
+def _moved_each(old: list[int], size: int, edits: list[tuple[int, int, int]]) -> list[int]:
+    """:func:`moved` without ``around``, place by place (C-level passes): for many edits
+    and few places, where going edit by edit would cost more."""
+    ends = [end for _, end, _ in edits]
+    nexts = [start for start, _, _ in edits] + [sys.maxsize]  # the edit after each place
+    added = [0, *itertools.accumulate(grown - (end - start) for start, end, grown in edits)]
+    after = list(map(bisect.bisect_right, repeat(ends), old))  # edits ending at or before
+    apart = map(operator.le, map(size.__add__, old), map(nexts.__getitem__, after))
+    return list(itertools.compress(map(operator.add, old, map(added.__getitem__, after)), apart))

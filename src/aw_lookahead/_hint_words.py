@@ -33,7 +33,7 @@ their characters is in the text), :meth:`HintWords.learn_places` finds them in o
 (one of a few letters repeated) keeps the searches, which a missing letter makes cheap."""
 _SHORTEST = 3
 """Shorter words (``--``, ``@``) are too common in code and prose to be found at once."""
-FEW_EDITS = 32
+FEW_EDITS = 1024
 """Up to this many values replaced, :meth:`HintWords.after` moves the places it knows."""
 
 
