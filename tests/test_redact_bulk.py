@@ -337,6 +337,25 @@ def test_known_secrets_trie_matches_the_longest_first_alternation() -> None:
             assert known.sub(sample) == want
 
 
+def test_known_secrets_with_a_lone_surrogate_in_a_large_text() -> None:
+    """A secret or a text holding a lone surrogate (which the automaton cannot read) is
+    still replaced, and so is every other secret, as the longest-first alternation does;
+    with a few secrets (``str.find`` each) and with more (the automaton)."""
+    cases = (
+        (["ab\ud800cdefgh", "abcdefgh12"], "x abcdefgh12 ab\ud800cdefgh y " * 300),
+        (["abcdefgh12", "abcdefgh1234"], "x abcdefgh1234 \udfff abcdefgh12 y " * 300),
+        (["ab\ud800cdefgh", "abcdefgh12"], "x abcdefgh12 y " * 300),
+    )
+    more = [f"other-{i}-secret" for i in range(6)]  # past the few found by str.find
+    for secrets, text in [(s, t) for s, t in cases] + [(s + more, t) for s, t in cases]:
+        known = KnownSecrets("[REDACTED_")
+        known.learn((w, f"<{i}>") for i, w in enumerate(secrets))
+        table = dict(known.learned_since(0))
+        flat = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
+        assert known.sub(text) == flat.sub(lambda m, t=table: t[m.group(0)], text)  # type: ignore[misc]
+        assert known.sub(text) != text
+
+
 def test_spliced_lower_case_is_the_lower_case_of_the_new_text() -> None:
     rng = random.Random(13)
     pattern = re.compile(r"(?i)pass=(?P<secret>\S+)")

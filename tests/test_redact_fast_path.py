@@ -22,9 +22,8 @@ import pytest
 from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
 from aw_lookahead._dense_split import _with_heads, split_values
 from aw_lookahead._keyed_hash import KeyedSha256
-from aw_lookahead._pattern_forms import value_tails
+from aw_lookahead._pattern_forms import _CASE_APART, aligned_lower, value_tails
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
-from aw_lookahead._secret_rule import _CASE_APART, aligned_lower
 from aw_lookahead._value_splice import values_of
 from aw_lookahead.redact import Redactor
 from secret_corpus_support import corpus

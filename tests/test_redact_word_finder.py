@@ -7,6 +7,9 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
+from aw_lookahead import _aho_corasick, _hint_words
 from aw_lookahead._bulk_redaction import HintWords
 from aw_lookahead._word_finder import WordFinder
 
@@ -63,3 +66,72 @@ def test_words_are_found_by_stretches_where_stretches_differ() -> None:
     uniform = WordFinder(readme * 40, False)
     assert uniform.finder("token")(0) == (readme * 40).find("token")
     assert uniform.uniform  # the same letters throughout: not read by stretches
+
+
+def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many words found in one pass (``learn_places``) are where ``str.find`` finds them,
+    overlapping ones and across the edges of the pass's stretches too, in ASCII and in wide
+    text; a word found only inside placeholders is not outside them. A text dense with the
+    words gives up, and the text after it does not try again."""
+    monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)  # these few words, found at once too
+    rng = random.Random(11)
+    words = ("aa", "aab", "aaa", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
+    for size, dense, wide in ((70000, False, False), (70000, False, True), (70000, True, False)):
+        unit = ["aab ", "x" * 90, "pass", "sk-token", "a", "[redacted_secret_0a1b2c] ", "aaaa"]
+        unit += (["aab"] * 40 if dense else []) + (["é"] if wide else [])
+        text = "".join(rng.choice(unit) for _ in range(size // (4 if dense else 16)))
+        for at in (16383, 32766, 49150):
+            text = text[:at] + "token" + text[at:]
+        hints = HintWords(text, text.isascii(), frozenset(words))
+        hints.learn_places(words)
+        assert bool(hints._all) == (not dense)
+        assert hints.after(text, [])._gave_up == dense
+        for word in words:
+            assert _places(hints, word) == _want(text, word), word
+            assert hints.has(word) == (word in text), word
+        stripped = re.sub(r"\[redacted_[a-z0-9_]+\]", "", text)
+        for word in ("secret", "token", "pass"):
+            assert hints.outside(word) == (word in stripped), word
+    inside = ("x" * 5000 + "[redacted_secret_0a1b2c] pass token sk-a aab ") * 4
+    hints = HintWords(inside, True, frozenset(words))
+    hints.learn_places(words)
+    assert hints._all
+    assert hints.has("secret")
+    assert not hints.outside("secret")
+
+
+@pytest.mark.parametrize("each", [0, 4, 10**9])  # edit by edit, as chosen, place by place
+def test_places_moved_through_rewrites_are_where_find_finds_them(
+    monkeypatch: pytest.MonkeyPatch, each: int
+) -> None:
+    """After values are replaced (a few edits), the places found at once in the text before
+    are moved, and the words a replacement brings or cuts are found around it: every place
+    is where ``str.find`` finds it in the new text, through several rewrites in a row, with
+    replacements that hold words, join words across their edges, or remove text."""
+    monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)
+    monkeypatch.setattr(_aho_corasick, "_EDITS_PER_PLACE", each)
+    rng = random.Random(5)
+    words = ("pass", "secret", "token", "sk-ant-", "key", "redacted", "xyz", "_key")
+    unit = ["pass ", "x" * 40, "token=", "sk-ant-", "abc_key ", "é", "secret", "y" * 20]
+    text = "".join(rng.choice(unit) for _ in range(6000))
+    hints = HintWords(text.lower(), text.isascii(), frozenset(words))
+    hints.learn_places(words)
+    assert hints._all
+    for many in (20, 20, 200, 60):
+        cuts = rng.sample(range(len(text)), many)
+        cuts += [text.find("token", c) + 5 for c in cuts[:8]]  # right after a word, or at -1+5
+        cuts += [text.find("pass", c) - 3 for c in cuts[:8]]  # edits that end inside one
+        cuts = sorted(c for c in set(cuts) if 0 <= c < len(text))
+        spans = [(a, a + rng.randint(1, 12)) for a in cuts[::2]]
+        spans = [s for s, t in zip(spans, [*spans[1:], (len(text), 0)], strict=True) if s[1] < t[0]]
+        pieces, edits, done = [], [], 0
+        for start, end in spans:
+            new = rng.choice(["[REDACTED_SECRET_0a1b2c]", "", "ss", "tok", "en", "_KEY"])
+            pieces += [text[done:start], new]
+            edits.append((start, end, len(new)))
+            done = end
+        text = "".join([*pieces, text[done:]])
+        hints = hints.after(text.lower(), [], None, edits)
+        assert hints._chains
+        for word in words:
+            assert _places(hints, word) == _want(text.lower(), word), word

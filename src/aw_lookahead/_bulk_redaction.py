@@ -1,10 +1,8 @@
 """What keeps redacting a large text cheap: hint words looked for once, splicing in bulk.
 
-A megabyte of tool output is checked for some seventy hint words;
-:class:`HintWords` looks for each word once per text, skips a word when one
-of its characters or a shorter hint inside it is absent, and tells hints
-that only occur inside placeholders (``secret`` in ``[REDACTED_SECRET_…]``)
-from real ones. Input made of nothing but secrets has a match every few
+A megabyte of tool output is checked for some seventy hint words:
+:class:`~aw_lookahead._hint_words.HintWords` (re-exported here) looks for each
+once per text. Input made of nothing but secrets has a match every few
 characters: :func:`splice` decides each distinct match text once (many at
 once through ``decide_all``) and puts the text back together with C-level
 iteration (``map``, ``dict``, ``str.join``), or with one ``str.replace``
@@ -16,195 +14,29 @@ instead of match objects, is :meth:`~aw_lookahead._redact_rules.Rule.bulk`.)
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import operator
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from typing import AnyStr
 
-from ._word_finder import WordFinder
+from ._hint_words import HintWords
 
-__all__ = ["BULK_CHARS", "HintWords", "collector_paused", "splice", "splice_lowered"]
+__all__ = [
+    "BULK_CHARS",
+    "HintWords",
+    "collector_paused",
+    "splice",
+    "splice_lowered",
+]
 
 BULK_CHARS = 4096
 """Texts from this length on are worth :class:`HintWords`; shorter ones search directly."""
-_PLACEHOLDERS = re.compile(r"\[redacted_[a-z0-9_]+\]")
-_PLACEHOLDER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
-"""What a lower-cased placeholder is written with, besides its brackets."""
-_FEW_PLACEHOLDERS = 64
-"""Up to this many new placeholders, :meth:`HintWords.after` reads them instead of the text."""
 _DECIDE_ALL = 64
 """From this many distinct matches on, :func:`splice` hands them to ``decide_all`` at once."""
 _REPLACE_MAX = 256
 """The longest repeated match text :func:`splice` replaces with ``str.replace``."""
-
-
-@functools.cache
-def _inner_hints(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
-    """For each hint, the other hints inside it: when one of those is absent, so is it."""
-    return {h: tuple(o for o in vocabulary if o != h and o in h) for h in vocabulary}
-
-
-class HintWords:
-    """Which hint words one lower-cased text holds, each looked for at most once.
-
-    ``vocabulary`` is every hint of the rule table. A placeholder's words hint
-    nothing for a rule whose hints are in its matches (no built-in pattern can
-    match inside a placeholder); for a rule whose hints are context
-    (``near``), they count. Words are found through a
-    :class:`~aw_lookahead._word_finder.WordFinder` (``narrow``: the text's one-byte
-    copy when made; ``stretches``: whether it may read the characters of each stretch).
-    """
-
-    def __init__(
-        self,
-        lower: str,
-        ascii_only: bool,
-        vocabulary: frozenset[str],
-        narrow: bytes | None = None,
-        *,
-        stretches: bool = True,
-    ) -> None:
-        self._lower = lower
-        self._ascii_only = ascii_only
-        self._vocabulary = vocabulary
-        self._inner = _inner_hints(vocabulary)
-        self._found: dict[str, bool] = {}
-        self._outside: dict[str, bool] = {}
-        self._stripped: str | None = None
-        self._chars: dict[str, bool] = {}
-        self._finder = WordFinder(lower, ascii_only, narrow, stretches=stretches)
-        self._gone: frozenset[str] = frozenset()
-        """Characters absent from the text outside placeholders (absent before they came)."""
-        self._first: dict[str, int] = {}
-
-    def after(
-        self, lower: str, placeholders: Collection[str], narrow: bytes | None = None
-    ) -> HintWords:
-        """The hint words of ``lower``: this text with values replaced by ``placeholders``
-        (``narrow``: its one-byte copy, when already made).
-
-        A word this text lacks can only have come with a placeholder (none of them
-        holds a bracket, so none can straddle one's edge): those are known without
-        a search of ``lower`` when the placeholders are few; the words this text
-        held are looked for again.
-        """
-        stretches = not self._finder.uniform  # a text read by stretches is read so again
-        new = HintWords(lower, self._ascii_only, self._vocabulary, narrow, stretches=stretches)
-        gone = (c for c in _PLACEHOLDER_CHARS if c not in self._gone and not self._has_char(c))
-        new._gone = self._gone.union(gone)
-        if len(placeholders) > _FEW_PLACEHOLDERS:
-            return new
-        marks = "\n".join(placeholders).lower()
-        for hint, found in self._found.items():
-            if not found and "[" not in hint and "]" not in hint:
-                new._found[hint] = hint in marks
-                new._outside[hint] = False
-        return new
-
-    def any(self, hints: tuple[str, ...], *, near: bool) -> bool:
-        """Whether one of ``hints`` is in the text (outside placeholders unless ``near``)."""
-        for hint in hints:
-            if self._ascii_only and not hint.isascii():
-                continue
-            if not near and "[" not in hint and "]" not in hint and self._gone_outside(hint):
-                continue
-            if self._has(hint) and (near or self._has_outside(hint)):
-                return True
-        return not hints
-
-    def outside(self, word: str) -> bool:
-        """Whether ``word`` (lower case) is in the text outside placeholders (see :meth:`any`)."""
-        return self.any((word,), near=False)
-
-    def _gone_outside(self, word: str) -> bool:
-        """Whether a character of ``word`` is absent outside placeholders (then so is it)."""
-        return any(c in self._gone or not self._has_char(c) for c in word)
-
-    def has(self, word: str) -> bool:
-        """Whether ``word`` (lower case, a hint or not) is in the text; each word searched once.
-
-        A word is not searched for when one of its characters is absent (one
-        ``memchr`` per character, far cheaper than a search for the word) or a
-        hint inside it is known to be absent.
-        """
-        found = self._found.get(word)
-        if found is None:
-            inner = self._inner.get(word, ())
-            found = (
-                all(map(self._has_char, word))
-                and not any(self._found.get(h) is False for h in inner)
-                and self._search(word)
-            )
-            self._found[word] = found
-        return found
-
-    def _search(self, word: str) -> bool:
-        """``word in`` the text (where it first is is kept, see :meth:`places`)."""
-        at = self._first[word] = self._finder.finder(word)(0)
-        return at >= 0
-
-    _has = has
-
-    def places(self, word: str) -> tuple[int, Callable[[int], int]]:
-        """Where ``word`` (lower case) first is in the text (-1: nowhere), and
-        ``lower.find(word, start)`` as a function of ``start``, each the fastest way this
-        text allows: the first place is kept from :meth:`has`; an ASCII word is looked for
-        as :class:`~aw_lookahead._word_finder.WordFinder` allows."""
-        if not self.has(word):
-            return -1, self._finder.finder(word)
-        find = self._finder.finder(word)
-        at = self._first.get(word)
-        if at is None:
-            at = self._first[word] = find(0)
-        return at, find
-
-    @property
-    def narrow_made(self) -> bytes | None:
-        """:meth:`narrow` when it has been made, else None (it is not made for this)."""
-        return self._finder.narrow_made
-
-    def narrow(self) -> bytes:
-        """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
-        return self._finder.narrow()
-
-    def _has_char(self, char: str) -> bool:
-        found = self._chars.get(char)
-        if found is None:
-            found = self._chars[char] = self._finder.has_char(char)
-        return found
-
-    def _has_outside(self, hint: str) -> bool:
-        """Whether ``hint`` (which holds no bracket) occurs outside every placeholder.
-
-        Its occurrences are looked at from the first on, each inside a placeholder
-        skipped (the placeholder around one starts at the last ``[`` before it), so
-        a hint that occurs outside is told by a search or two instead of a copy of
-        the text without placeholders, made only past ``_FEW_PLACEHOLDERS`` of them.
-        """
-        lower = self._lower
-        if not self.has("[redacted_"):
-            return True
-        found = self._outside.get(hint)
-        if found is None:
-            at = lower.find(hint)
-            for _ in range(_FEW_PLACEHOLDERS):
-                if at < 0:
-                    found = False
-                    break
-                around = _PLACEHOLDERS.match(lower, max(lower.rfind("[", 0, at), 0))
-                if around is None or around.end() <= at:
-                    found = True
-                    break
-                at = lower.find(hint, around.end())
-            else:
-                if self._stripped is None:
-                    self._stripped = _PLACEHOLDERS.sub("", lower)
-                found = hint in self._stripped
-            self._outside[hint] = found
-        return found
 
 
 def splice(
@@ -231,13 +63,15 @@ def splice_lowered(
     decide: Callable[[str, re.Match[str]], str],
     decide_all: Callable[[str, list[re.Match[str]]], list[str]] | None = None,
     narrow: bytes | None = None,
+    edits: list[tuple[int, int, int]] | None = None,
 ) -> tuple[str, str | None, bytes | None]:
     """:func:`splice`, and the new text lower-cased, made from ``lower`` (``text.lower()``,
     which must lower each character on its own: no capital sigma, no character that lowers
     to two) between the matches and the decisions lower-cased; a second pass of
     ``str.lower`` over a large wide text costs more. None when not made this way.
     Third, from ``narrow`` (the one-byte copy of ``lower``, see :meth:`HintWords.narrow`)
-    when given, the one-byte copy of the new lower case, made the same way."""
+    when given, the one-byte copy of the new lower case, made the same way. ``edits``, when
+    given, gets each match's start, end and the length of what replaced it."""
     if not matches:
         return text, lower, narrow
     starts = list(map(re.Match.start, matches))
@@ -249,6 +83,8 @@ def splice_lowered(
             return text, lower, narrow
         done = _replaced(text, whole, new, len(matches))
         if done is not None:
+            if edits is not None:
+                edits.extend(zip(starts, ends, repeat(len(new))))
             if lower is None:
                 return done, None, None
             low, new_low = whole.lower(), new.lower()
@@ -272,6 +108,8 @@ def splice_lowered(
     pieces: list[str] = [""] * (2 * len(matches) + 1)
     pieces[0::2] = map(text.__getitem__, map(slice, [0, *ends], [*starts, len(text)]))
     pieces[1::2] = map(decided.__getitem__, wholes)
+    if edits is not None:
+        edits.extend(zip(starts, ends, map(len, pieces[1::2]), strict=True))
     new_text = "".join(pieces)
     if lower is None:
         return new_text, None, None

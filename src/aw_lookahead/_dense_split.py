@@ -21,8 +21,8 @@ from collections.abc import Callable, Collection
 from itertools import chain, compress, islice, repeat
 
 from . import _bulk_redaction
-from ._pattern_forms import WORD_CHARS, value_tails
-from ._secret_rule import _CASE_APART, Rule
+from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
+from ._secret_rule import Rule
 
 __all__ = ["split_values"]
 

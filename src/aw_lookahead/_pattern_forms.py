@@ -17,16 +17,20 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
     "WORD_CHARS",
     "WORD_START",
     "after_word",
+    "aligned_copies",
+    "aligned_lower",
     "anchor_roots",
     "apart",
     "bare_all",
     "branches_of",
+    "literal_starts",
     "runs_of",
     "starts_word",
     "value_tails",
@@ -188,6 +192,55 @@ def _after(items: list[tuple[Any, Any]], group: int) -> object:
     return _ABSENT
 
 
+_MOST_STARTS = 16
+""":func:`literal_starts` tells at most this many texts."""
+
+
+@functools.cache
+def literal_starts(source: str, flags: int) -> tuple[str, ...]:
+    """Texts, in lower case, one of which every match of a case-sensitive pattern starts
+    with: its leading literals, through groups, alternations and classes of a few
+    characters (``sk-ant-``; ``ghp_``, ``gho_``, …, ``github_pat_``). Empty when they cannot
+    be told from the parse tree, or some would be shorter than two characters, not ASCII, or
+    more than ``_MOST_STARTS``; and for a case-insensitive pattern. Where each character of
+    a text lower-cases to one, every match starts where one of them is in its lower case."""
+    if _parser is None or flags & re.IGNORECASE:
+        return ()
+    try:
+        heads, _ = _heads(list(_parser.parse(source, flags)))
+    except (AttributeError, TypeError, ValueError, re.error):
+        return ()
+    if any(len(h) < 2 or not h.isascii() for h in heads):
+        return ()
+    return tuple(sorted({h.lower() for h in heads}))
+
+
+def _heads(items: list[tuple[Any, Any]]) -> tuple[list[str], bool]:
+    """The texts a match of ``items`` starts with (at most ``_MOST_STARTS``), and whether
+    they are all it can match (then what follows ``items`` extends them)."""
+    heads = [""]
+    for op, av in items:
+        if op is _parser.LITERAL:
+            more, whole = [chr(av)], True
+        elif op is _parser.IN and all(o is _parser.LITERAL for o, _ in av) and len(av) <= 8:
+            more, whole = [chr(c) for _, c in av], True
+        elif op is _parser.SUBPATTERN and not av[1] and not av[2]:
+            more, whole = _heads(list(av[3]))
+        elif op is _parser.BRANCH:
+            each = [_heads(list(branch)) for branch in av[1]]
+            more = [h for hs, _ in each for h in hs]
+            whole = all(w for _, w in each)
+        else:
+            return heads, False
+        longer = [h + m for h in heads for m in more]
+        if len(longer) > _MOST_STARTS:
+            return heads, False
+        heads = longer
+        if not whole:
+            return heads, False
+    return heads, True
+
+
 def _fixed(items: list[tuple[Any, Any]]) -> str | None:
     """The text ``items`` always match: uncased literals, zero-width checks; else None."""
     text = []
@@ -212,3 +265,46 @@ def starts_word(text: str, at: int) -> bool:
     if at == 0 or text[at - 1] not in WORD_CHARS:
         return True
     return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"
+
+
+_CASE_APART = frozenset("\u0131\u017f\u1c82\u1fbe\u0345\u03a3\u03c3\u03f0")
+"""Characters that case-insensitive matching takes for a character of an anchor although
+they do not lower-case to it (dotless i, long s, sigmas, …; written as escapes, so that
+this file holds none of them; tests/test_redact_fast_path.py finds them from the anchors
+of the built-in rules)."""
+
+
+def _scannable(text: str) -> bool:
+    """Whether :attr:`Rule.scan` over the lower case of wide ``text`` finds what the rule's
+    pattern finds in ``text`` (given: it lower-cases character by character)."""
+    return bool(text) and not any(c in text for c in _CASE_APART)
+
+
+def aligned_lower(text: str) -> str | None:
+    """``text`` lower-cased one character for one, where its lower case is longer: each
+    capital dotted I (which lower-cases to ``i`` and a combining dot) becomes ``i``, what
+    case-insensitive matching takes it for. Every place where an anchored rule's pattern
+    matches ``text`` starts an anchor there. None when ``text`` holds a character of
+    :data:`_CASE_APART` or a length still differs (then the whole pattern runs)."""
+    if any(c in text for c in _CASE_APART):
+        return None
+    same = text.replace("\u0130", "i").lower()
+    return same if len(same) == len(text) else None
+
+
+def _copies(text: str) -> tuple[str, bytes] | None:
+    """:func:`aligned_lower` of ``text`` and its one-byte copy (each wider character a ``?``)."""
+    same = aligned_lower(text)
+    return None if same is None else (same, same.encode("ascii", "replace"))
+
+
+def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
+    """:func:`_copies` of ``text``, made on the first call and kept."""
+    kept: list[tuple[str, bytes] | None] = []
+
+    def copies() -> tuple[str, bytes] | None:
+        if not kept:
+            kept.append(_copies(text))
+        return kept[0]
+
+    return copies

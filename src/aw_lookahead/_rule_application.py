@@ -20,15 +20,21 @@ import logging
 import operator
 import re
 from collections.abc import Callable, Iterable
-from itertools import filterfalse, islice, repeat
+from itertools import filterfalse, repeat
 
 from . import _bulk_redaction
-from ._bulk_redaction import BULK_CHARS, HintWords, collector_paused, splice_lowered
+from ._bulk_redaction import (
+    BULK_CHARS,
+    HintWords,
+    collector_paused,
+    splice_lowered,
+)
 from ._dense_split import split_values
+from ._hint_words import FEW_EDITS
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
-from ._value_splice import splice_values, values_of
+from ._value_splice import first_new, rewrite_all, splice_values, values_of
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
 
@@ -105,14 +111,20 @@ class RuleApplication:
                 continue
             if hints is None and not rule.applies(lower, ascii_only):
                 continue
+            if hints is not None and rule.words:
+                hints.learn_places(rule.words)
             made: set[str] = set()
+            edits: list[tuple[int, int, int]] | None = None
             decide = functools.partial(self._stand_in, rule, learned, made)
             decide_all = functools.partial(self._stand_in_all, rule, learned, made)
             has = hints.outside if hints is not None else None  # no match starts in a placeholder
-            bulk = rule.bulk(text, lower, hints.outside) if hints is not None else None
+            known = hints is not None and hints.knows(rule.words)  # no search per word
+            sparse = rule.sparse(text, lower, hints.places) if hints and known else None
+            bulk = rule.bulk(text, lower, hints.outside) if hints and sparse is None else None
+            bulk = (sparse, False) if sparse is not None else bulk
             new_lower: str | None = None
             new_narrow: bytes | None = None
-            new = self._rewrite(text, bulk[0], decide) if bulk is not None and bulk[1] else None
+            new = rewrite_all(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
                 new = self._by_split(rule, learned, made, text, lower, hints.outside)
             if new is None:
@@ -130,7 +142,8 @@ class RuleApplication:
                 was = hints.narrow_made if hints is not None else None
                 done = self._by_values(rule, learned, made, text, matches, on, was)
                 if done is None:
-                    done = splice_lowered(text, on, matches, decide, decide_all, was)
+                    edits = [] if aligned is None and len(matches) <= FEW_EDITS else None
+                    done = splice_lowered(text, on, matches, decide, decide_all, was, edits)
                 new, new_lower, new_narrow = done
             if new == text:
                 continue
@@ -138,7 +151,9 @@ class RuleApplication:
             if rule is last:
                 break
             lower = new_lower if new_lower is not None else new.lower()
-            hints = hints.after(lower, made, new_narrow) if hints is not None else None
+            if len(lower) != len(text):
+                edits = None
+            hints = hints.after(lower, made, new_narrow, edits) if hints is not None else None
             aligned = aligned_copies(text) if len(lower) != len(text) else None
         self._learn(learned.items())
         if self.over_cap != over_cap:
@@ -152,28 +167,14 @@ class RuleApplication:
         return text
 
     @staticmethod
-    def _rewrite(
-        text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
-    ) -> str | None:
-        """``text`` with every occurrence of each match text of ``firsts`` replaced by its
-        decision (see :meth:`Rule.bulk`); None when a replacement holds a match text
-        replaced after it (then each match is rewritten where it is instead)."""
-        rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
-        rewrites = [(old, new) for old, new in rewrites if old != new]
-        for i, (_, new) in enumerate(rewrites):
-            if any(later in new for later, _ in rewrites[i + 1 :]):
-                return None
-        for old, new in rewrites:
-            text = text.replace(old, new)
-        return text
-
-    @staticmethod
     def _hint_words(lower: str, ascii_only: bool, rules: list[Rule]) -> HintWords | None:
         """For a large text, its hint words looked up once each; None for a small one."""
         if len(lower) < BULK_CHARS:
             return None
         vocabulary = frozenset(h for rule in rules for h in rule.hints)
-        return HintWords(lower, ascii_only, vocabulary)
+        hints = HintWords(lower, ascii_only, vocabulary)
+        hints.learn_places({w for rule in rules for w in (*rule.hints, *rule.words)})
+        return hints
 
     def _stand_in(
         self, rule: Rule, learned: dict[str, str], made: set[str], text: str, m: re.Match[str]
@@ -326,7 +327,7 @@ class RuleApplication:
         if again and self._keyed(kind, again) != list(map(learned.__getitem__, again)):
             return None
         room = max(DISTINCT_CAP - len(learned), 0)
-        kept = _first_new(values, learned, room, all_new=len(seen) == len(values))
+        kept = first_new(values, learned, room, all_new=len(seen) == len(values))
         if kept_as_is and len(self._stand_ins) + len(again) + len(kept) >= STAND_INS_KEPT:
             return None
         keyed = self._keyed(kind, kept)
@@ -385,17 +386,3 @@ class RuleApplication:
     def _learn(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remember ``pairs`` (secret, placeholder) as known secrets."""
         self._known.learn(pairs)
-
-
-def _first_new(
-    values: list[str], learned: dict[str, str], room: int, *, all_new: bool
-) -> list[str]:
-    """The first ``room`` distinct values not in ``learned``, in order of first occurrence
-    (``all_new``: ``values`` are distinct), looking at no more of ``values`` than needed."""
-    size = 4 * room + 64
-    while True:
-        head = values[:size] if all_new else dict.fromkeys(islice(values, size))
-        fresh = list(islice(filterfalse(learned.__contains__, head), room))
-        if len(fresh) == room or size >= len(values):
-            return fresh
-        size *= 4

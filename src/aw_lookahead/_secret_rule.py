@@ -19,14 +19,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._pattern_forms import (
+    _copies,
+    _scannable,
     after_word,
+    aligned_copies,
+    aligned_lower,
     anchor_roots,
     apart,
     bare_all,
     branches_of,
+    literal_starts,
     runs_of,
     starts_word,
 )
+from ._word_finder import AllPlaces
 
 __all__ = ["Places", "Rule", "aligned_copies", "aligned_lower"]
 
@@ -100,6 +106,14 @@ class Rule:
         object.__setattr__(self, "runs", runs_of(self.regex.pattern, self.regex.flags))
         if self.anchored:
             object.__setattr__(self, "roots", anchor_roots(self.anchors or self.hints))
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The words that tell where matches may start: :attr:`roots`, the literal starts of
+        :attr:`branches`, or for a rule that is not anchored, its :func:`literal_starts`."""
+        if self.anchored:
+            return (*self.roots, *(literal for literal, _ in self.branches))
+        return literal_starts(self.regex.pattern, self.regex.flags)
 
     def applies(self, lower: str, ascii_only: bool) -> bool:
         """Whether ``lower`` (the lower-cased text) can hold a match at all (by its hints, then
@@ -280,6 +294,24 @@ class Rule:
             return None
         return sorted(reps, key=re.Match.start), True
 
+    def sparse(self, text: str, lower: str, places: Places) -> list[re.Match[str]] | None:
+        """For a rule that is not anchored (nor :attr:`runs`), in a large ``text`` whose lower
+        case ``lower`` keeps its places, its matches as :meth:`matches` and :meth:`bulk` give
+        them, from the regex tried where a :func:`literal_starts` text is (every match
+        starts at one; ``places``: see :meth:`HintWords.places`); None without such texts,
+        or where they are ``_MANY`` places or more (then a scan reads them faster)."""
+        if self.anchored or self.runs is not None or len(lower) != len(text):
+            return None
+        starts: set[int] = set()
+        for word in literal_starts(self.regex.pattern, self.regex.flags) or ("",):
+            if not word:
+                return None
+            _, find = places(word)
+            starts.update(find.places if isinstance(find, AllPlaces) else ())
+            if len(starts) >= _MANY or not isinstance(find, AllPlaces):
+                return None
+        return self._word_starts(text, self._at(text, sorted(starts)))
+
     def _by_branches(self, lower: str, has: Callable[[str], bool]) -> list[re.Match[str]]:
         """What :attr:`scan` finds in ``lower``, from the branches whose word is present.
 
@@ -330,6 +362,11 @@ class Rule:
                 continue
             if places is not None:
                 at, find = places(hint)
+                if isinstance(find, AllPlaces):  # every place known: all at once
+                    starts.update(find.places)
+                    if 0 <= limit <= len(starts) and (ascii_only or _scannable(text)):
+                        return None
+                    continue
             elif narrow is not None and not ascii_only and _narrow_enough(hint):
                 find = functools.partial(narrow().find, hint.encode("ascii", "replace"))
                 at = find(0)
@@ -342,49 +379,6 @@ class Rule:
                     return None
                 at = find(at + 1)
         return sorted(starts)
-
-
-_CASE_APART = frozenset("\u0131\u017f\u1c82\u1fbe\u0345\u03a3\u03c3\u03f0")
-"""Characters that case-insensitive matching takes for a character of an anchor although
-they do not lower-case to it (dotless i, long s, sigmas, …; written as escapes, so that
-this file holds none of them; tests/test_redact_fast_path.py finds them from the anchors
-of the built-in rules)."""
-
-
-def _scannable(text: str) -> bool:
-    """Whether :attr:`Rule.scan` over the lower case of wide ``text`` finds what the rule's
-    pattern finds in ``text`` (given: it lower-cases character by character)."""
-    return bool(text) and not any(c in text for c in _CASE_APART)
-
-
-def aligned_lower(text: str) -> str | None:
-    """``text`` lower-cased one character for one, where its lower case is longer: each
-    capital dotted I (which lower-cases to ``i`` and a combining dot) becomes ``i``, what
-    case-insensitive matching takes it for. Every place where an anchored rule's pattern
-    matches ``text`` starts an anchor there. None when ``text`` holds a character of
-    :data:`_CASE_APART` or a length still differs (then the whole pattern runs)."""
-    if any(c in text for c in _CASE_APART):
-        return None
-    same = text.replace("\u0130", "i").lower()
-    return same if len(same) == len(text) else None
-
-
-def _copies(text: str) -> tuple[str, bytes] | None:
-    """:func:`aligned_lower` of ``text`` and its one-byte copy (each wider character a ``?``)."""
-    same = aligned_lower(text)
-    return None if same is None else (same, same.encode("ascii", "replace"))
-
-
-def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
-    """:func:`_copies` of ``text``, made on the first call and kept."""
-    kept: list[tuple[str, bytes] | None] = []
-
-    def copies() -> tuple[str, bytes] | None:
-        if not kept:
-            kept.append(_copies(text))
-        return kept[0]
-
-    return copies
 
 
 def _narrow_enough(word: str) -> bool:

@@ -16,6 +16,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from ahocorasick_rs import AhoCorasick, MatchKind
+
 __all__ = ["KnownSecrets"]
 
 _MIN_LEN = 8
@@ -38,6 +40,8 @@ class KnownSecrets:
         # secret -> (placeholder, generation it was learned in)
         self._entries: OrderedDict[str, tuple[str, int]] = OrderedDict()
         self._pattern: re.Pattern[str] | None = None
+        self._automaton: tuple[AhoCorasick, list[str]] | bool | None = None
+        """The automaton of the secrets and their order; False where one has a surrogate."""
         self._lock = threading.Lock()
         self.generation = 0
 
@@ -64,7 +68,7 @@ class KnownSecrets:
                     self._entries.popitem(last=False)
                 learned = True
             if learned:
-                self._pattern = None
+                self._pattern = self._automaton = None
         return learned
 
     def learned_since(self, generation: int) -> list[tuple[str, str]]:
@@ -78,21 +82,50 @@ class KnownSecrets:
             if not self._entries:
                 return text
             entries = dict(self._entries)
-            pattern = None
-            if len(text) < _FIND_CHARS or len(entries) > _FIND_MOST:
+            pattern, automaton = None, None
+            if len(text) < _FIND_CHARS or len(entries) > _AUTOMATON_MOST:
                 if self._pattern is None:
                     self._pattern = re.compile(_longest_first(self._entries))
                 pattern = self._pattern
+            elif len(entries) > _FIND_MOST:
+                if self._automaton is None:
+                    self._automaton = _leftmost_longest(list(entries))
+                automaton = self._automaton
         if pattern is None:
+            if isinstance(automaton, tuple):
+                return _by_automaton(text, *automaton, entries)
             return _by_find(text, entries)
         return pattern.sub(lambda m: entries[m.group(0)][0], text)
 
 
 _FIND_CHARS = 4096
-_FIND_MOST = 64
-"""In a text from ``_FIND_CHARS`` characters on, up to this many known secrets are looked
-for one by one (``str.find``, a fast substring search each) instead of through the trie
-pattern, which the regex engine tries at every position whose character starts a secret."""
+_FIND_MOST = 4
+"""In a text from ``_FIND_CHARS`` characters on, known secrets are found by an Aho–Corasick
+automaton (one pass for all of them) instead of the trie pattern, which the regex engine
+tries at every position whose character starts a secret; up to ``_FIND_MOST`` of them, each
+by ``str.find`` (a fast substring search: 0.1 to 1.2 ms a MiB against 0.6 to 4.4 for the
+automaton over text dense with placeholders)."""
+_AUTOMATON_MOST = 64
+"""Past this many, the trie pattern again: many secrets are learned from text dense with
+secrets, where the trie was measured faster (1.7 against 1.9 ms over a MiB of placeholders
+for 256 secrets, 39.6 against 40.3 ms for the whole of it)."""
+
+
+def _leftmost_longest(secrets: list[str]) -> tuple[AhoCorasick, list[str]] | bool:
+    """The automaton finding, from the left, the longest of ``secrets`` at each position,
+    and ``secrets``; False when one holds a lone surrogate (the automaton reads UTF-8 and
+    would silently miss the others)."""
+    if not all(map(_utf8, secrets)):
+        return False
+    return AhoCorasick(secrets, matchkind=MatchKind.LeftmostLongest), secrets
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _by_find(text: str, entries: dict[str, tuple[str, int]]) -> str:
@@ -114,6 +147,27 @@ def _by_find(text: str, entries: dict[str, tuple[str, int]]) -> str:
         if at >= done:
             pieces += (text[done:at], entries[secret][0])
             done = at - minus
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _by_automaton(
+    text: str, automaton: AhoCorasick, secrets: list[str], entries: dict[str, tuple[str, int]]
+) -> str:
+    """What :func:`_by_find` gives, from the leftmost-longest matches of ``automaton`` (of
+    ``secrets``, in order): one pass over the text for all of them; :func:`_by_find` when
+    the text holds a lone surrogate (the automaton reads UTF-8)."""
+    try:
+        found = automaton.find_matches_as_indexes(text)
+    except UnicodeEncodeError:
+        return _by_find(text, entries)
+    if not found:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for index, at, end in found:
+        pieces += (text[done:at], entries[secrets[index]][0])
+        done = end
     pieces.append(text[done:])
     return "".join(pieces)
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Collection, Iterable, Sequence
-from itertools import compress, repeat
+from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import compress, filterfalse, islice, repeat
 
 from ._secret_rule import Rule
 
-__all__ = ["splice_values", "values_of"]
+__all__ = ["first_new", "rewrite_all", "splice_values", "values_of"]
 
 _LAST_GROUP = operator.attrgetter("lastgroup")
 _STRING = operator.attrgetter("string")
@@ -120,3 +120,31 @@ def splice_values(
     parts[0::2] = map(narrow.__getitem__, cuts)
     parts[1::2] = map(narrowed.__getitem__, stand_ins)
     return new, new_lower, b"".join(parts)
+
+
+def rewrite_all(
+    text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
+) -> str | None:
+    """``text`` with every occurrence of each match text of ``firsts`` replaced by its
+    decision (see :meth:`~aw_lookahead._secret_rule.Rule.bulk`); None when a replacement
+    holds a match text replaced after it (then each match is rewritten where it is instead)."""
+    rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
+    rewrites = [(old, new) for old, new in rewrites if old != new]
+    for i, (_, new) in enumerate(rewrites):
+        if any(later in new for later, _ in rewrites[i + 1 :]):
+            return None
+    for old, new in rewrites:
+        text = text.replace(old, new)
+    return text
+
+
+def first_new(values: list[str], learned: dict[str, str], room: int, *, all_new: bool) -> list[str]:
+    """The first ``room`` distinct values not in ``learned``, in order of first occurrence
+    (``all_new``: ``values`` are distinct), looking at no more of ``values`` than needed."""
+    size = 4 * room + 64
+    while True:
+        head = values[:size] if all_new else dict.fromkeys(islice(values, size))
+        fresh = list(islice(filterfalse(learned.__contains__, head), room))
+        if len(fresh) == room or size >= len(values):
+            return fresh
+        size *= 4

@@ -9,8 +9,10 @@ few (one pass for all such words and their characters); and a word is looked
 for only in the stretches that hold each of its characters (the byte values of
 each stretch of ``_STRETCH`` characters are read once, a few ``bytes.translate``
 passes in all): a text of prose followed by dense secrets, say, is searched
-for most words in the prose alone. :class:`~aw_lookahead._bulk_redaction.HintWords`
-keeps what was found.
+for most words in the prose alone. Where many words are wanted everywhere they
+are (a rule's anchors), :meth:`WordFinder.places_of` finds them all in one
+pass of an automaton (:func:`~aw_lookahead._aho_corasick.word_places`).
+:class:`~aw_lookahead._bulk_redaction.HintWords` keeps what was found.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import bisect
 import functools
 from collections.abc import Callable
 
-__all__ = ["WordFinder"]
+from ._aho_corasick import word_places
+
+__all__ = ["AllPlaces", "WordFinder", "next_of"]
 
 _FEW_WIDE = 4096
 """Up to this many wider characters (and question marks), where each is is known."""
@@ -35,10 +39,23 @@ def _nowhere(start: int) -> int:
     return -1
 
 
-def _next_of(places: list[int], start: int) -> int:
+def next_of(places: list[int], start: int) -> int:
     """The first of ``places`` (in order) from ``start`` on; -1 when none."""
     at = bisect.bisect_left(places, start)
     return places[at] if at < len(places) else -1
+
+
+class AllPlaces:
+    """``lower.find(word, start)`` as a function of ``start``, from every place of the word
+    (``places``, in order), which a caller may also read at once."""
+
+    __slots__ = ("places",)
+
+    def __init__(self, places: list[int]) -> None:
+        self.places = places
+
+    def __call__(self, start: int) -> int:
+        return next_of(self.places, start)
 
 
 def _find_in(
@@ -107,6 +124,13 @@ class WordFinder:
             self._narrow = self._lower.encode("ascii", "replace")
         return self._narrow
 
+    def places_of(self, words: tuple[str, ...]) -> dict[str, list[int]] | None:
+        """Every place of each of ``words`` (ASCII, no ``?``, distinct; those found have an
+        entry), what repeated ``lower.find(word, at + 1)`` gives, from one pass over the
+        text (its one-byte copy where it is wide); None where the text holds too many."""
+        on = self._lower.encode("ascii") if self._ascii_only else self.narrow()
+        return word_places(on, words)
+
     def has_char(self, char: str) -> bool:
         """Whether ``char`` is in the text (a wider one read from where they are, if known)."""
         index = None if self._ascii_only or char.isascii() else self._wide_index()
@@ -131,7 +155,7 @@ class WordFinder:
             return functools.partial(self._lower.find, word)
         at = next(i for i, c in enumerate(word) if not c.isascii())
         places = [p - at for p in index.get(word[at], ()) if p >= at]
-        return functools.partial(_next_of, [p for p in places if self._lower.startswith(word, p)])
+        return functools.partial(next_of, [p for p in places if self._lower.startswith(word, p)])
 
     def _windows(self, word: str) -> list[tuple[int, int]] | None:
         """Where an occurrence of ASCII ``word`` can lie: for each stretch whose characters
