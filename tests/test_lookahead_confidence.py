@@ -25,7 +25,7 @@ from aw_lookahead.lookahead.calibration import (
 )
 from aw_lookahead.lookahead.types import Signal, Verdict
 from aw_lookahead.trajectory import Trajectory, action_text
-from aw_lookahead.worldmodel import FunctionWorldModel, Prediction
+from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel, Prediction
 
 TRAJ = Trajectory(domain="terminal", task="read the notes")
 VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
@@ -415,3 +415,17 @@ async def test_select_breaks_a_score_tie_toward_the_safer_candidate() -> None:
         assert other.executes
         assert other.score == result.chosen.score  # a tie, broken toward the safer one
         assert "risk.overwrite_command" in [s.name for s in other.signals]
+
+
+def test_a_calibrated_gate_asks_for_the_length_it_was_fit_on() -> None:
+    """The shipped calibration was fit on 32-token predictions; the gate asks for that many,
+    not the client's 1,024 (a lower limit of the client's own stays)."""
+    sampling = load_calibration(embedded_calibration_path()).request()
+    assert sampling.max_tokens == 32
+    assert "max=32" in sampling.key()
+    default = OpenAIWorldModel("m", base_url="http://127.0.0.1:9/v1")
+    assert default.max_tokens == 1024
+    assert default._request_kwargs(sampling)[0]["max_tokens"] == 32
+    assert default._request_kwargs(None)[0]["max_tokens"] == 1024
+    short = OpenAIWorldModel("m", base_url="http://127.0.0.1:9/v1", max_tokens=16)
+    assert short._request_kwargs(sampling)[0]["max_tokens"] == 16

@@ -150,11 +150,13 @@ class Calibration(BaseModel):
     def request(self) -> Sampling:
         """The sampling it was fit with, as the engine asks the world model for it."""
         seed = self.sampling.get("seed")
+        limit = self.sampling.get("max_tokens")
         return Sampling(
             n=self.predictions_per_action,
             temperature=self.temperature,
             seed=seed if isinstance(seed, int) else None,
             logprobs=self.estimator == "logprobs",
+            max_tokens=limit if isinstance(limit, int) and limit > 0 else None,
         )
 
 

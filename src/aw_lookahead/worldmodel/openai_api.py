@@ -255,6 +255,8 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
                 kw["temperature"] = sampling.temperature
             if sampling.seed is not None:
                 seed = sampling.seed
+            if sampling.max_tokens is not None:
+                kw["max_tokens"] = min(self.max_tokens, sampling.max_tokens)
         if logprobs:
             kw["logprobs"] = True
             kw["top_logprobs"] = TOP_LOGPROBS

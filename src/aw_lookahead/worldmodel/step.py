@@ -23,19 +23,25 @@ class Sampling:
 
     ``n`` predictions per action (the first is the prediction, the rest its
     ``samples``), at ``temperature`` with ``seed`` (``None``: the world
-    model's own), with the tokens' log-probabilities when ``logprobs``.
-    World models that cannot honour it give their usual predictions; the
-    engine reads what it got.
+    model's own), with the tokens' log-probabilities when ``logprobs``, of at
+    most ``max_tokens`` tokens (``None``: the world model's own limit; a lower
+    own limit wins): a calibrated gate asks for the length its calibration was
+    fit on, which is all its decision reads. World models that cannot honour
+    it give their usual predictions; the engine reads what it got.
     """
 
     n: int = 1
     temperature: float | None = None
     seed: int | None = None
     logprobs: bool = False
+    max_tokens: int | None = None
 
     def key(self) -> str:
         """Text that tells predictions made under different samplings apart (cache keys)."""
-        return f"|sampling:n={self.n},t={self.temperature},seed={self.seed},lp={self.logprobs}"
+        return (
+            f"|sampling:n={self.n},t={self.temperature},seed={self.seed},lp={self.logprobs}"
+            f",max={self.max_tokens}"
+        )
 
 
 class Step:
