@@ -11,16 +11,21 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["matches_schema"]
+__all__ = ["jsonschema_module", "matches_schema"]
+
+
+def jsonschema_module() -> Any:
+    """``jsonschema`` when installed (it comes with the ``mcp`` extra), else ``None``."""
+    try:
+        return importlib.import_module("jsonschema")
+    except ImportError:
+        return None
 
 
 def matches_schema(value: Any, schema: Any) -> bool:
     """``True`` when ``schema`` is a usable JSON Schema and ``value`` is valid under it."""
-    if not isinstance(schema, Mapping):
-        return False
-    try:
-        jsonschema: Any = importlib.import_module("jsonschema")
-    except ImportError:
+    jsonschema = jsonschema_module()
+    if not isinstance(schema, Mapping) or jsonschema is None:
         return False
     try:
         validator_cls = jsonschema.validators.validator_for(schema)

@@ -11,11 +11,11 @@ JSON type must match).
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from typing import Any
 
+from aw_lookahead._json_schema import jsonschema_module
 from aw_lookahead.trajectory import Action
 
 from .masking import mask
@@ -74,7 +74,7 @@ def _schema_issues(
     name = tool_name(action)
     tool = next((t for t in tools or [] if isinstance(t, dict) and t.get("name") == name), None)
     schema = (tool or {}).get("outputSchema") or (tool or {}).get("output_schema")
-    jsonschema: Any = _jsonschema()
+    jsonschema: Any = jsonschema_module()
     if isinstance(schema, dict) and jsonschema is not None:
         target = pred.get("structuredContent", pred) if isinstance(pred, dict) else pred
         try:
@@ -93,14 +93,6 @@ def _schema_issues(
         if missing:
             return [f"missing keys {missing[:5]}"]
     return []
-
-
-def _jsonschema() -> Any:
-    """``jsonschema`` when installed (it comes with the ``mcp`` extra), else ``None``."""
-    try:
-        return importlib.import_module("jsonschema")
-    except ImportError:
-        return None
 
 
 def _in_context(value: Any, context: str) -> bool:
