@@ -21,7 +21,8 @@ what ``serve --local``, ``make demo`` and the tests use; *spin-wait* is the
 same without ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP's threads then spin while
 they wait: the embedded options before 2026-12-04), and *fixed-malloc* the
 same with fixed 128 KiB malloc trim and mmap thresholds (less memory, more
-page faults per request).
+page faults per request), and *no-trim* the same without the periodic
+``malloc_trim`` (the embedded options before 2026-12-05).
 """
 
 from __future__ import annotations
@@ -134,10 +135,17 @@ def _without(env: dict[str, str], name: str) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="VARIANT",
+        help="measure only this variant (repeatable; default: all, in the order below)",
+    )
     args = p.parse_args(argv)
 
     from aw_lookahead.embedded import prepare_embedded_model
     from aw_lookahead.serving import embedded_server_options
+    from aw_lookahead.serving._malloc_trim import PERIOD_ENV
 
     folder = prepare_embedded_model()
     embedded = embedded_server_options(folder)
@@ -145,10 +153,16 @@ def main(argv: list[str] | None = None) -> int:
         "baseline": {"max_model_len": 4096},
         "spin-wait": {**embedded, "env": _without(embedded["env"], "OMP_WAIT_POLICY")},
         "fixed-malloc": {**embedded, "env": {**embedded["env"], **_FIXED_MALLOC}},
+        "no-trim": {**embedded, "env": _without(embedded["env"], PERIOD_ENV)},
         "embedded": embedded,
     }
+    unknown = sorted(set(args.only or ()) - set(variants))
+    if unknown:
+        p.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(variants)}")
     results = {}
     for name, options in variants.items():
+        if args.only and name not in args.only:
+            continue
         results[name] = _measure(folder, options)
         one, five, _ = os.getloadavg()
         results[name]["load"] = f"{one:.1f}/{five:.1f}"

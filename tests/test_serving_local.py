@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import sys
@@ -15,6 +16,7 @@ import pytest
 from aw_lookahead.embedded import EMBEDDED_MODEL_NAME
 from aw_lookahead.errors import ConfigError, ServerStartError
 from aw_lookahead.serving import LocalServer, find_free_port, vllm_server_argv
+from aw_lookahead.serving._malloc_trim import PERIOD_ENV, THREAD_NAME
 
 if TYPE_CHECKING:
     from conftest import ServerInfo
@@ -86,6 +88,14 @@ def _group_pids(pid: int) -> list[int]:
     return [root.pid, *(child.pid for child in root.children(recursive=True))]
 
 
+def _thread_names(pid: int) -> set[str]:
+    names = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            names.add((task / "comm").read_text().strip())
+    return names
+
+
 def _alive(pids: list[int]) -> list[int]:
     import psutil
 
@@ -106,7 +116,9 @@ def test_local_server_serves_chat_and_stops_without_leftovers(
 ) -> None:
     model_dir = embedded_model_path
     log = tmp_path / "server.log"
-    server = LocalServer(model_dir, served_name=EMBEDDED_MODEL_NAME, log_path=log).start()
+    server = LocalServer(
+        model_dir, served_name=EMBEDDED_MODEL_NAME, log_path=log, env={PERIOD_ENV: "30"}
+    ).start()
     # Entering a server that is already started (as start_embedded_server returns it)
     # waits for it instead of starting it twice.
     with server:
@@ -127,6 +139,10 @@ def test_local_server_serves_chat_and_stops_without_leftovers(
         assert server.pid is not None
         pids = _group_pids(server.pid)
         assert len(pids) >= 2
+        # The plugin runs in the API server and in the engine process vLLM forks from it.
+        trimming = [pid for pid in pids if THREAD_NAME in _thread_names(pid)]
+        assert server.pid in trimming
+        assert len(trimming) >= 2, (trimming, pids)
     assert not server.running
     assert _alive(pids) == []
     assert server.stop() == server.stop()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._argv import kv_cache_bytes
+from ._malloc_trim import PERIOD_ENV as _TRIM_PERIOD_ENV
 from .local import LocalServer
 from .startup import ready_timeout
 
@@ -31,9 +32,13 @@ prefix cache stores a shared history once); vLLM queues what does not fit instea
 failing. Two full contexts (~180 MiB) measured 30-70 MiB more resident memory for the
 whole server and no faster check."""
 
-EMBEDDED_SERVER_ENV = {"MALLOC_ARENA_MAX": "2", "OMP_WAIT_POLICY": "PASSIVE"}
-"""The embedded server's environment: glibc malloc and OpenMP settings (see
-:func:`embedded_server_options`)."""
+EMBEDDED_SERVER_ENV = {
+    "MALLOC_ARENA_MAX": "2",
+    "OMP_WAIT_POLICY": "PASSIVE",
+    _TRIM_PERIOD_ENV: "10",
+}
+"""The embedded server's environment: glibc malloc and OpenMP settings, and a heap trim
+every 10 s in each of its processes (see :func:`embedded_server_options`)."""
 
 _SMOLLM2_135M_KV_BYTES_PER_TOKEN = 2 * 30 * 3 * 64 * 2  # layers, kv heads, head dim, bf16
 
@@ -50,13 +55,15 @@ def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict
     """The :class:`LocalServer` options of the embedded model (``serve --local`` uses the same):
     a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
     the model worker inside the engine process, at most 16 sequences at once, and
-    :data:`EMBEDDED_SERVER_ENV`: two malloc arenas, and OpenMP threads that sleep instead of
+    :data:`EMBEDDED_SERVER_ENV`: two malloc arenas, OpenMP threads that sleep instead of
     spinning while they wait (with the worker inside the engine process, spinning threads
-    compete with the engine's own thread).
+    compete with the engine's own thread), and a ``malloc_trim`` every 10 s that returns
+    the heap holes model loading leaves (``serving/_malloc_trim.py``, a vLLM plugin).
 
     Measured with ``bench/server_memory.py`` on the 2-core machine, K=4 requests on
     1,500-token prompts, one run at load ~3: 1,701 MiB proportional set size for the whole
-    server (5,780 MiB with vLLM's CPU defaults); 4.1 s and 3.9 s of user CPU per request,
+    server (5,780 MiB with vLLM's CPU defaults; 1,637 MiB against 1,765 in a later pair of
+    runs with and without the heap trim); 4.1 s and 3.9 s of user CPU per request,
     against 14.0 s and 13.2 s with spinning threads. Fixed 128 KiB malloc trim and mmap
     thresholds would return ~130 MiB of heap holes but cost ~1 s per request in page
     faults, so they are not set. See docs/serving.md."""
