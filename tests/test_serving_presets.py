@@ -145,6 +145,7 @@ def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> N
         "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
         "MALLOC_ARENA_MAX": "2",
         "OMP_WAIT_POLICY": "PASSIVE",
+        "AW_LOOKAHEAD_MALLOC_TRIM_S": "10",
     }
 
 
