@@ -11,7 +11,9 @@ prompt is served from the prefix cache; the KV cache and the sampler are in
 use), and the proportional set size (PSS: shared pages counted once across the
 server's processes) of its whole process group is read from
 ``/proc/*/smaps_rollup``, in MiB and in GB (10^9 bytes, the unit of the 1.5 GB
-goal). Beside it: the median time of the six requests and the CPU seconds
+goal), right after the requests and again after 15 s idle (the embedded server
+trims its heap every 10 s, so a reading right after requests depends on when
+the last trim ran). Beside it: the median time of the six requests and the CPU seconds
 (user and system) and minor page faults the server's processes spent per
 request, which move less with the machine's load than wall time.
 *baseline* is ``LocalServer``'s plain defaults (the CPU build then reserves
@@ -72,6 +74,8 @@ def _group_memory(pgid: int) -> tuple[int, int, int]:
 
 
 _REQUESTS = 6
+_IDLE_S = 15.0
+"""Seconds idle before the second reading: longer than the embedded heap-trim period."""
 
 
 def _group_cpu(pgid: int) -> tuple[float, float, int]:
@@ -112,9 +116,12 @@ def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
         latencies = [ask(f"run{i}") for i in range(_REQUESTS)]
         after = _group_cpu(server.pid)
         procs, pss, rss = _group_memory(server.pid)
+        time.sleep(_IDLE_S)
+        idle_pss = _group_memory(server.pid)[1]
     return {
         "processes": procs,
         "pss_mib": pss,
+        "idle_pss_mib": idle_pss,
         "pss_gb": round(pss * 2**20 / 1e9, 3),
         "rss_mib": rss,
         "ready_s": round(ready_s, 1),
@@ -170,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             r = results[name]
             print(
                 f"{name:<14} {r['processes']} processes, PSS {r['pss_mib']} MiB "
-                f"({r['pss_mib'] / 1024:.2f} GiB, {r['pss_gb']:.2f} GB), RSS sum {r['rss_mib']} "
+                f"({r['pss_mib'] / 1024:.2f} GiB, {r['pss_gb']:.2f} GB; "
+                f"{r['idle_pss_mib']} MiB after {_IDLE_S:.0f} s idle), RSS sum {r['rss_mib']} "
                 f"MiB, ready in {r['ready_s']} s, median K=4 request {r['median_request_s']} s, "
                 f"per request {r['user_s_per_request']} s user + "
                 f"{r['system_s_per_request']} s system CPU, "

@@ -62,8 +62,8 @@ def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict
 
     Measured with ``bench/server_memory.py`` on the 2-core machine, K=4 requests on
     1,500-token prompts, one run at load ~3: 1,701 MiB proportional set size for the whole
-    server (5,780 MiB with vLLM's CPU defaults; 1,637 MiB against 1,765 in a later pair of
-    runs with and without the heap trim); 4.1 s and 3.9 s of user CPU per request,
+    server (5,780 MiB with vLLM's CPU defaults; in a later pair of runs the heap trim took
+    it from 1,868 to 1,668 MiB idle); 4.1 s and 3.9 s of user CPU per request,
     against 14.0 s and 13.2 s with spinning threads. Fixed 128 KiB malloc trim and mmap
     thresholds would return ~130 MiB of heap holes but cost ~1 s per request in page
     faults, so they are not set. See docs/serving.md."""
