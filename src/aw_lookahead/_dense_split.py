@@ -2,8 +2,9 @@
 
 :func:`split_values` runs one ``split`` of the rule's pattern, rewritten so
 that its groups hold, per match, the text before the value
-(:func:`_with_heads`) and the value, the text after it being one fixed text
-(:func:`~aw_lookahead._pattern_forms.value_tails`, read from the parse tree);
+(:func:`~aw_lookahead._split_forms.with_heads`) and the value, the text after it
+being one fixed text (:func:`~aw_lookahead._pattern_forms.value_tails`, read from
+the parse tree);
 where values come from several groups (bare and quoted mixed), the whole match
 and every value group are captured instead (:func:`_by_wholes`), each value's
 tail that of its group. Which value gets which stand-in is decided by the
@@ -14,7 +15,6 @@ text is kept without a split (:func:`_all_kept`).
 
 from __future__ import annotations
 
-import functools
 import operator
 import re
 from collections.abc import Callable, Collection
@@ -23,6 +23,7 @@ from itertools import chain, compress, islice, repeat
 from . import _bulk_redaction
 from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
 from ._secret_rule import Rule
+from ._split_forms import HEAD, WHOLE, known_head, split_form
 
 __all__ = ["split_values"]
 
@@ -32,117 +33,6 @@ _PROBE = 512
 """The first matches read to tell whether a dense rule's values are many distinct ones."""
 _SAMPLE = 16384
 """How much of a text tells whether a word-led rule is dense in it."""
-
-
-@functools.lru_cache(maxsize=64)
-def _split_form(
-    source: str,
-    flags: int,
-    lead: tuple[str, ...],
-    words: tuple[str, ...],
-    capture: tuple[str, ...],
-    head_of: str = "",
-    whole: bool = False,
-    kept: str = "",
-) -> re.Pattern[str] | None:
-    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
-    ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
-    than ``capture`` made non-capturing (each costs ``split`` a list item per match),
-    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case);
-    with ``head_of``, the text before that group in a match captured too
-    (:func:`_with_heads`), but for the word when it is known (:func:`_known`); with
-    ``whole``, the whole match captured first (group ``aw_whole``); with ``kept``, no
-    captured group taking a value that starts with it (in this case). None when that
-    cannot be made."""
-    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
-    for name in re.compile(source).groupindex:
-        if name not in capture:
-            rest = rest.replace(f"(?P<{name}>", "(?:")
-        elif kept:
-            rest = rest.replace(f"(?P<{name}>", f"(?!(?-i:{re.escape(kept)}))(?P<{name}>")
-    body = "(?:" + "|".join(words) + ")" + rest if lead else rest
-    if head_of:
-        with_heads = _with_heads(
-            body, head_of, len(body) - len(rest) if _known(words, flags) else 0
-        )
-        if with_heads is None:
-            return None
-        body = with_heads
-    if whole:
-        if _WHOLE in source:
-            return None
-        body = f"(?P<{_WHOLE}>{body})"
-    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
-
-
-_WHOLE = "aw_whole"
-"""The name of the group that holds the whole match in a split by :func:`_by_wholes`."""
-_HEAD = "aw_head"
-"""The names of the groups :func:`_with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
-
-
-def _known(words: tuple[str, ...], flags: int) -> bool:
-    """Whether every match starts with one known text: one literal word, case-sensitive.
-    (Each text a capture holds costs ``split`` a string per match.)"""
-    return len(words) == 1 and not flags & re.IGNORECASE and re.escape(words[0]) == words[0]
-
-
-def _with_heads(source: str, name: str, skip: int = 0) -> str | None:
-    """``source`` (no global flags) with the text before group ``name`` in a match captured
-    by groups ``aw_head0``, ``aw_head1``, … (in order: their texts joined are that text),
-    but for its first ``skip`` characters (whole items at the top level).
-
-    At each level from the top down to the group, the items of the alternative that
-    holds the way down, before it, are wrapped in one group (which changes no match).
-    None when the pattern is read otherwise than this simple scan of its parentheses
-    can tell (verbose mode, comments, a look-around or conditional on the way)."""
-    if "(?x" in source or "(?#" in source or _HEAD in source:
-        return None
-    closes: dict[int, int] = {}
-    bars: list[tuple[int, int]] = []
-    stack = [-1]
-    i = 0
-    while i < len(source):
-        char = source[i]
-        if char == "\\":
-            i += 1
-        elif char == "[":
-            i += 2 if source.startswith("[^", i) else 1
-            i += source[i] == "]"
-            while source[i] != "]":
-                i += 2 if source[i] == "\\" else 1
-        elif char == "(":
-            stack.append(i)
-        elif char == ")":
-            closes[stack.pop()] = i
-        elif char == "|":
-            bars.append((i, stack[-1]))
-        i += 1
-    target = source.find(f"(?P<{name}>")
-    if target not in closes:
-        return None  # not found, or not where a group opens
-    path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
-    inserts: list[tuple[int, str]] = []
-    for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
-        start = _content_start(source, container) if container >= 0 else skip
-        if start is None:
-            return None
-        start = max([start, *(b + 1 for b, inside in bars if inside == container and b < child)])
-        inserts += [(start, f"(?P<{_HEAD}{level}>"), (child, ")")]
-    for at, piece in sorted(inserts, key=lambda item: (item[0], item[1] == ")"), reverse=True):
-        source = source[:at] + piece + source[at:]
-    return source
-
-
-def _content_start(source: str, group: int) -> int | None:
-    """Where the items of the group opening at ``group`` start (-1: the whole pattern);
-    None for a look-around, conditional or back-reference group."""
-    if group < 0:
-        return 0
-    if source[group + 1] != "?":
-        return group + 1
-    head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
-    return None if head is None else group + head.end()
 
 
 def _dense(lower: str, words: Collection[str]) -> bool:
@@ -227,7 +117,7 @@ def _split(
         if text == lower:
             flags &= ~re.IGNORECASE
         scan_flags = flags & ~re.IGNORECASE
-        scan = _split_form(source, scan_flags, rule.lead, words, rule.groups)
+        scan = split_form(source, scan_flags, rule.lead, words, rule.groups)
         on = lower  # the same spans as in ``text``
     assert scan is not None
     probe = list(islice(scan.finditer(on), _PROBE))
@@ -242,7 +132,7 @@ def _split(
     if any(not m.group(name) for m in probe):
         return _by_wholes(rule, text, words, flags, tails)
     capture = rule.groups[: rule.groups.index(name) + 1]
-    pattern = _split_form(source, flags, rule.lead, words, capture, name)
+    pattern = split_form(source, flags, rule.lead, words, capture, name)
     if pattern is None:
         return None
     parts = pattern.split(text)
@@ -258,9 +148,9 @@ def _split(
         return None
     if None in values:
         return _by_wholes(rule, text, words, flags, tails)
-    levels = sum(head.startswith(_HEAD) for head in index)
-    heads = [parts[index[f"{_HEAD}{level}"] :: step] for level in range(levels)]
-    if _known(words, flags):
+    levels = sum(head.startswith(HEAD) for head in index)
+    heads = [parts[index[f"{HEAD}{level}"] :: step] for level in range(levels)]
+    if known_head(words, flags):
         heads.insert(0, [words[0]] * many)
     return parts[0::step], heads, values, tails[name]
 
@@ -290,7 +180,7 @@ def _all_kept(
         mark = kept.lower()
         if text.count(kept) != lower.count(mark):
             return False
-    form = _split_form(rule.regex.pattern, flags, rule.lead, words, rule.groups, kept=mark)
+    form = split_form(rule.regex.pattern, flags, rule.lead, words, rule.groups, kept=mark)
     return form is not None and form.search(on, probe[-1].end()) is None
 
 
@@ -304,7 +194,7 @@ def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str
         return None
     if rule.regex.flags & re.IGNORECASE or not _dense(lower, list(filter(has, rule.hints))):
         return None
-    return _split_form(source, rule.regex.flags, (), (), rule.groups)
+    return split_form(source, rule.regex.flags, (), (), rule.groups)
 
 
 def _read(text: str) -> Callable[[tuple[int, int]], str]:
@@ -318,22 +208,34 @@ def _by_wholes(
     words: tuple[str, ...],
     flags: int,
     tails: dict[str, str],
-) -> tuple[list[str], list[list[str]], list[str], list[str]] | None:
+) -> _Split | None:
     """:func:`split_values` where values come from several groups (bare and quoted mixed):
     one ``split`` capturing each whole match and every value group; the value of a match
     is the one group that took part in it (None when not exactly one did, when it is
     empty, or when it has no fixed tail), the text before it the whole match less the
-    value and its group's tail."""
+    value and its group's tail.
+
+    Where every match starts with one of ``words`` (a letter) and the tails hold none,
+    the tails are looked ahead at (:func:`~aw_lookahead._split_forms.tails_ahead`): the
+    matches start where they did, each whole match ends with its value and its tail
+    stays in the stretch after it (no match could start inside it), so the text before
+    the value is the whole match less the value (``removesuffix``, no search in it)."""
     if not set(rule.groups) <= set(tails):
         return None
     source = rule.regex.pattern
-    pattern = _split_form(source, flags, rule.lead, words, rule.groups, whole=True)
+    ahead = tuple((g, tails[g]) for g in rule.groups if tails[g])
+    pattern = None
+    if ahead and words and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words):
+        pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True, ahead=ahead)
+    if pattern is None:
+        ahead = ()
+        pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True)
     if pattern is None:
         return None
     parts = pattern.split(text)
     step = pattern.groups + 1
     index = pattern.groupindex
-    wholes = parts[index[_WHOLE] :: step]
+    wholes = parts[index[WHOLE] :: step]
     many = len(wholes)
     columns = [parts[index[g] :: step] for g in rule.groups]
     absent = set(map(tuple.count, zip(*columns, strict=True), repeat(None)))
@@ -342,6 +244,12 @@ def _by_wholes(
     values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
     if len(values) != many:
         return None  # an empty value (left out here)
+    if ahead:
+        heads = list(map(str.removesuffix, wholes, values))
+        # A whole match not ending with its value would be kept whole: the lengths tell.
+        if sum(map(len, heads)) + sum(map(len, values)) != sum(map(len, wholes)):
+            return None
+        return parts[0::step], [heads], values, ""
     cut = list(map(str.rpartition, wholes, values))
     ends = list(map(operator.itemgetter(2), cut))
     # The last occurrence of a value in its match is the value unless it overlaps the

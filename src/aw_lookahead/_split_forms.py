@@ -1,0 +1,202 @@
+"""The forms of a rule's pattern that one ``split`` reads a dense text with.
+
+:func:`split_form` rewrites a rule's pattern, without changing where it matches,
+so that ``split`` hands back per match just the texts the caller needs: the
+text before the value (:func:`with_heads`), the value groups, or the whole
+match, and where a value is followed by one fixed text to the end of the match
+(a closing quote), that text looked ahead at instead of read
+(:func:`tails_ahead`), so that it stays in the stretch after the match. The
+rewrites read the pattern's parentheses (:func:`_parens`) and give up (None)
+where a pattern is written otherwise than that simple scan can tell.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["HEAD", "WHOLE", "known_head", "split_form", "tails_ahead", "with_heads"]
+
+
+@functools.lru_cache(maxsize=64)
+def split_form(
+    source: str,
+    flags: int,
+    lead: tuple[str, ...],
+    words: tuple[str, ...],
+    capture: tuple[str, ...],
+    head_of: str = "",
+    whole: bool = False,
+    kept: str = "",
+    ahead: tuple[tuple[str, str], ...] = (),
+) -> re.Pattern[str] | None:
+    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
+    ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
+    than ``capture`` made non-capturing (each costs ``split`` a list item per match),
+    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case);
+    with ``head_of``, the text before that group in a match captured too
+    (:func:`with_heads`), but for the word when it is known (:func:`known_head`); with
+    ``whole``, the whole match captured first (group ``aw_whole``); with ``kept``, no
+    captured group taking a value that starts with it (in this case); with ``ahead``
+    (pairs of a group and the fixed text that follows it to the end of every match), each
+    such text looked ahead at instead of read (:func:`tails_ahead`). None when that cannot
+    be made."""
+    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
+    for name in re.compile(source).groupindex:
+        if name not in capture:
+            rest = rest.replace(f"(?P<{name}>", "(?:")
+        elif kept:
+            rest = rest.replace(f"(?P<{name}>", f"(?!(?-i:{re.escape(kept)}))(?P<{name}>")
+    body = "(?:" + "|".join(words) + ")" + rest if lead else rest
+    if head_of:
+        headed = with_heads(body, head_of, len(body) - len(rest) if known_head(words, flags) else 0)
+        if headed is None:
+            return None
+        body = headed
+    if whole:
+        if WHOLE in source:
+            return None
+        body = f"(?P<{WHOLE}>{body})"
+    if ahead:
+        with_ahead = tails_ahead(body, ahead)
+        if with_ahead is None:
+            return None
+        body = with_ahead
+    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
+
+
+WHOLE = "aw_whole"
+"""The name of the group that holds the whole match in a split (``whole``)."""
+HEAD = "aw_head"
+"""The names of the groups :func:`with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
+
+
+def known_head(words: tuple[str, ...], flags: int) -> bool:
+    """Whether every match starts with one known text: one literal word, case-sensitive.
+    (Each text a capture holds costs ``split`` a string per match.)"""
+    return len(words) == 1 and not flags & re.IGNORECASE and re.escape(words[0]) == words[0]
+
+
+def with_heads(source: str, name: str, skip: int = 0) -> str | None:
+    """``source`` (no global flags) with the text before group ``name`` in a match captured
+    by groups ``aw_head0``, ``aw_head1``, … (in order: their texts joined are that text),
+    but for its first ``skip`` characters (whole items at the top level).
+
+    At each level from the top down to the group, the items of the alternative that
+    holds the way down, before it, are wrapped in one group (which changes no match).
+    None when the pattern is read otherwise than this simple scan of its parentheses
+    can tell (verbose mode, comments, a look-around or conditional on the way)."""
+    if "(?x" in source or "(?#" in source or HEAD in source:
+        return None
+    closes, bars = _parens(source)
+    target = source.find(f"(?P<{name}>")
+    if target not in closes:
+        return None  # not found, or not where a group opens
+    path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
+    inserts: list[tuple[int, str]] = []
+    for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
+        start = _content_start(source, container) if container >= 0 else skip
+        if start is None:
+            return None
+        start = max([start, *(b + 1 for b, inside in bars if inside == container and b < child)])
+        inserts += [(start, f"(?P<{HEAD}{level}>"), (child, ")")]
+    for at, piece in sorted(inserts, key=lambda item: (item[0], item[1] == ")"), reverse=True):
+        source = source[:at] + piece + source[at:]
+    return source
+
+
+def _content_start(source: str, group: int) -> int | None:
+    """Where the items of the group opening at ``group`` start (-1: the whole pattern);
+    None for a look-around, conditional or back-reference group."""
+    if group < 0:
+        return 0
+    if source[group + 1] != "?":
+        return group + 1
+    head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
+    return None if head is None else group + head.end()
+
+
+_META = frozenset("\\.^$*+?{}[]|()")
+"""Characters that are not a literal of their own in a pattern."""
+
+
+def _parens(source: str) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """Where each group of ``source`` opens and closes, and each ``|`` with the group it is
+    in (-1: the whole pattern), skipping escapes and character classes."""
+    closes: dict[int, int] = {}
+    bars: list[tuple[int, int]] = []
+    stack = [-1]
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":
+            i += 2 if source.startswith("[^", i) else 1
+            i += source[i] == "]"
+            while source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+        elif char == "(":
+            stack.append(i)
+        elif char == ")":
+            closes[stack.pop()] = i
+        elif char == "|":
+            bars.append((i, stack[-1]))
+        i += 1
+    return closes, bars
+
+
+def tails_ahead(source: str, ahead: tuple[tuple[str, str], ...]) -> str | None:
+    """``source`` (no global flags, no verbose mode) with the text ``tail`` after group
+    ``name`` (each pair of ``ahead``) in a lookahead: ``(?P<name>…)"`` becomes
+    ``(?P<name>…)(?=")``. Each match then succeeds where it did, with the same groups,
+    but ends before that text (the caller makes sure no match can start inside it).
+
+    Taken only where ``tail`` is written right after the group as plain or escaped
+    ASCII literal characters (no letter or digit) and nothing follows it in any match: at each
+    level up to the whole pattern, the item ends its alternative (a ``|`` or the close
+    of a plain, capturing or atomic group with no quantifier after it, or the pattern's
+    end). None otherwise."""
+    if "(?x" in source or "(?#" in source:
+        return None
+    closes, _ = _parens(source)
+    opens = {close: start for start, close in closes.items()}
+    edits: list[tuple[int, int]] = []
+    for name, tail in ahead:
+        group = source.find(f"(?P<{name}>")
+        if group not in closes or not tail:
+            return None
+        at = closes[group] + 1
+        for char in tail:
+            if not char.isascii() or char.isalnum():
+                return None
+            if source.startswith("\\" + char, at):
+                at += 2
+            elif source.startswith(char, at) and char not in _META:
+                at += 1
+            else:
+                return None
+        if not _ends_match(source, closes, opens, at):
+            return None
+        edits.append((closes[group] + 1, at))
+    for start, end in sorted(edits, reverse=True):
+        source = f"{source[:start]}(?={source[start:end]}){source[end:]}"
+    return source
+
+
+def _ends_match(source: str, closes: dict[int, int], opens: dict[int, int], at: int) -> bool:
+    """Whether an item ending at ``at`` ends every match it takes part in (see
+    :func:`tails_ahead`)."""
+    while at < len(source):
+        if source[at] == "|":
+            around = [o for o in closes if o < at < closes[o]]
+            if not around:
+                return True
+            at = closes[max(around)]
+        elif source[at] == ")":
+            if _content_start(source, opens[at]) is None or source.startswith("(?P=", opens[at]):
+                return False
+            at += 1
+        else:
+            return False
+    return True
