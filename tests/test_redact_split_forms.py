@@ -1,0 +1,121 @@
+"""The split forms of dense rules (``_split_forms``) and the placeholder look-up in bulk.
+
+A tail looked ahead at must leave every match where it was, with the same
+groups, one tail shorter; a dense mixed bare/quoted text read by ``split``
+must put back together into the text, each value the one ``value_span``
+points at; the values starting with a prefix are those ``startswith`` tells.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from aw_lookahead._dense_split import split_values
+from aw_lookahead._pattern_forms import value_tails
+from aw_lookahead._redact_rules import builtin_rules
+from aw_lookahead._split_forms import split_form, tails_ahead
+from aw_lookahead._value_splice import starting_with
+
+
+def _secret_field() -> tuple[re.Pattern[str], tuple[str, ...], dict[str, str]]:
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    return rule.regex, rule.groups, value_tails(rule.regex.pattern, rule.regex.flags, rule.groups)
+
+
+def _mixed(rng: random.Random, n: int) -> str:
+    forms = ('"{}"', "'{}'", "{}", '\\"{}\\"', '"{} x"', '"{}', "%22{}%22", "'{}")
+    names = ("password", "Secret", "TOKEN", "api_key", "passwd")
+    seps = ("=", ": ", " = ", "%3D", ":")
+    return "".join(
+        f"{rng.choice(names)}{rng.choice(seps)}{rng.choice(forms).format(f'v{i:05d}')}"
+        f"{rng.choice((' ', ', ', chr(10), '', 'é'))}"
+        for i in range(n)
+    )
+
+
+def test_tails_looked_ahead_leave_each_match_where_it_was() -> None:
+    regex, groups, tails = _secret_field()
+    ahead = tuple((g, tails[g]) for g in groups if tails[g])
+    assert ahead == (("dq", '"'), ("sq", "'"))
+    lead = next(r for r in builtin_rules() if r.kind == "secret_field").lead
+    words = ("password", "secret", "token", "api[_-]?key", "passwd")
+    plain = split_form(regex.pattern, regex.flags, lead, words, groups, whole=True)
+    looked = split_form(regex.pattern, regex.flags, lead, words, groups, whole=True, ahead=ahead)
+    assert plain is not None
+    assert looked is not None
+    assert '(?=\\")' in looked.pattern
+    assert "(?=')" in looked.pattern
+    rng = random.Random(3)
+    for _ in range(20):
+        text = _mixed(rng, 400)
+        want, got = list(plain.finditer(text)), list(looked.finditer(text))
+        assert [m.start() for m in want] == [m.start() for m in got]
+        for old, new in zip(want, got, strict=True):
+            name = next(g for g in groups if old.group(g))
+            assert new.group(name) == old.group(name)
+            assert old.end() - new.end() == len(tails[name])
+            assert new.group("aw_whole").endswith(new.group(name))
+
+
+@pytest.mark.parametrize(
+    ("source", "tail"),
+    [
+        (r'(?:"(?P<dq>a+)"b)', '"'),  # something follows the tail in the match
+        (r'(?:"(?P<dq>a+)")?x', '"'),  # the group is optional, and followed
+        (r'(?:"(?P<dq>a+)")+', '"'),  # repeated
+        (r'(?="(?P<dq>a+)")', '"'),  # inside a lookahead
+        (r'x(?:"(?P<dq>a+)"|b)\b', '"'),  # a check after it would move
+        (r"x(?P<dq>a+)b", "b"),  # the tail is a letter
+        (r"x(?P<dq>a+)'", '"'),  # the tail is not what is written after the group
+    ],
+)
+def test_tails_are_not_looked_ahead_where_that_could_change_a_match(source: str, tail: str) -> None:
+    assert tails_ahead(source, (("dq", tail),)) is None
+
+
+def test_tails_looked_ahead_where_nothing_follows() -> None:
+    assert tails_ahead(r'x(?:"(?P<dq>a+)"|b)', (("dq", '"'),)) == r'x(?:"(?P<dq>a+)(?=")|b)'
+    assert tails_ahead(r"x(?:'(?P<sq>a+)')", (("sq", "'"),)) == r"x(?:'(?P<sq>a+)(?='))"
+
+
+def test_dense_mixed_values_split_back_into_the_text() -> None:
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    rng = random.Random(5)
+    taken = 0
+    for _ in range(12):
+        text = _mixed(rng, 3000)
+        lower = text.lower()
+        split = split_values(rule, text, lower, lower.__contains__)
+        if split is None:
+            continue
+        taken += 1
+        gaps, heads, values, tails = split
+        want = [text[slice(*rule.value_span(m))] for m in rule.regex.finditer(text)]
+        assert values == want
+        ends = [tails] * len(values) if isinstance(tails, str) else tails
+        pieces = [
+            p for i, v in enumerate(values) for p in (gaps[i], *(h[i] for h in heads), v, ends[i])
+        ]
+        assert "".join(pieces) + gaps[-1] == text
+    assert taken >= 6
+
+
+def test_values_starting_with_a_prefix() -> None:
+    rng = random.Random(9)
+    prefix = "[REDACTED_"
+    for many in (0, 1, 5, 64, 65, 300):
+        values = [f"v{i}" for i in range(2000)]
+        for at in rng.sample(range(len(values)), many):
+            values[at] = f"{prefix}X_{at:06x}]"
+        values[7] = f"x{prefix}inside"  # the prefix, not at the start
+        want = {v for v in values if v.startswith(prefix)}
+        assert starting_with(values, prefix) == want
+        with_nul = [*values[:3], f"a\0{prefix}b", *values[3:]]  # a NUL inside a value
+        assert starting_with(with_nul, prefix) == want
+    assert starting_with([f"{prefix}a"], prefix) == {f"{prefix}a"}
+    assert starting_with([], prefix) == set()
+    with pytest.raises(ValueError, match="NUL"):
+        starting_with(["a"], "\0x")
