@@ -119,3 +119,43 @@ def test_values_starting_with_a_prefix() -> None:
     assert starting_with([], prefix) == set()
     with pytest.raises(ValueError, match="NUL"):
         starting_with(["a"], "\0x")
+
+
+def _fuzz(rng: random.Random) -> str:
+    forms = ('"{}"', "'{}'", "{}", '\\"{}\\"', '"{} x"', '"{}', "%22{}%22", "'{}", "\"{}'", "'{} y")
+    forms += ('"null"', "null", "None", "{}\\", '""', "''", '"', " ", "{}" + "w" * 300)
+    names = ("password", "Secret", "TOKEN", "api_key", "passwd", "secret_key", "пароль")
+    names += ("DB_PASSWORD", "X_API_KEY", "--password", "--api-key", "sshpass -p", "curl -b")
+    seps = ("=", ": ", " = ", "%3D", ":", "：", '":', '" : ', "] =", " ")
+    values = ("v{}", "a", "ab", "abc", "x y", "é{}", 'a"b', "a'b", "z" * 300)
+    ends = (" ", ", ", "\n", "", "é", '"', "'")
+    return "".join(
+        rng.choice(names)
+        + rng.choice(seps)
+        + rng.choice(forms).format(rng.choice(values).format(i))
+        + rng.choice(ends)
+        for i in range(rng.randint(1, 8))
+    )
+
+
+def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
+    from aw_lookahead._split_forms import VALUE, value_split_form
+
+    rules = [r for r in builtin_rules() if r.value_form]
+    assert {r.kind for r in rules} >= {"secret_field", "secret_assignment"}
+    rng = random.Random(11)
+    texts = [_fuzz(rng) for _ in range(3000)]
+    for rule in rules:
+        pattern, flags = rule.regex.pattern, rule.regex.flags
+        assert pattern.endswith(rule.value_form[0])
+        form = value_split_form(pattern, flags, rule.lead, rule.lead, rule.value_form)
+        assert form is not None, rule.kind
+        found = 0
+        for text in texts:
+            want = [(m.start(), rule.value_span(m)) for m in rule.regex.finditer(text)]
+            got = list(form.finditer(text))
+            assert [(m.start(), m.span(VALUE)) for m in got] == want, (rule.kind, text)
+            for m in got:
+                assert m.group("aw_head0") == text[m.start() : m.start(VALUE)]
+            found += len(got)
+        assert found > 100, rule.kind

@@ -23,7 +23,7 @@ from itertools import chain, compress, islice, repeat
 from . import _bulk_redaction
 from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
 from ._secret_rule import Rule
-from ._split_forms import HEAD, WHOLE, known_head, split_form
+from ._split_forms import HEAD, VALUE, WHOLE, known_head, split_form, value_split_form
 
 __all__ = ["split_values"]
 
@@ -215,17 +215,29 @@ def _by_wholes(
     empty, or when it has no fixed tail), the text before it the whole match less the
     value and its group's tail.
 
-    Where every match starts with one of ``words`` (a letter) and the tails hold none,
+    Where every match starts with one of ``words`` (a letter) and the rule has a
+    :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead: one
+    group holds the value, whichever alternative took it, one the text before it, and what
+    follows it stays in the stretch after the match. Else, where the tails hold no letter,
     the tails are looked ahead at (:func:`~aw_lookahead._split_forms.tails_ahead`): the
     matches start where they did, each whole match ends with its value and its tail
     stays in the stretch after it (no match could start inside it), so the text before
     the value is the whole match less the value (``removesuffix``, no search in it)."""
+    source = rule.regex.pattern
+    letters_first = bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
+    if rule.value_form and letters_first:
+        form = value_split_form(source, flags, rule.lead, words, rule.value_form)
+        if form is not None:
+            parts = form.split(text)
+            step, index = form.groups + 1, form.groupindex
+            values = parts[index[VALUE] :: step]
+            if None not in values and "" not in values:
+                return parts[0::step], [parts[index[f"{HEAD}0"] :: step]], values, ""
     if not set(rule.groups) <= set(tails):
         return None
-    source = rule.regex.pattern
     ahead = tuple((g, tails[g]) for g in rule.groups if tails[g])
     pattern = None
-    if ahead and words and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words):
+    if ahead and letters_first:
         pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True, ahead=ahead)
     if pattern is None:
         ahead = ()

@@ -58,12 +58,21 @@ _SECRET_HINTS = (
 )  # fmt: skip
 # A bare value (stops at quotes, separators, JSON escapes), or a quoted one. Quantifiers
 # are possessive: a value is read once, never re-scanned from a later start.
-_VALUE = (
-    r"(?:\"(?P<dq>[^\"\\\n]{1,256}+)\"|'(?P<sq>[^'\\\n]{1,256}+)'"
-    r"|(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
-    r"(?P<secret>[^\s\"'\\,;&}\]\)>]{3,}+))"
-)
+_DQ, _SQ = r"[^\"\\\n]{1,256}+", r"[^'\\\n]{1,256}+"
+_BARE = r"[^\s\"'\\,;&}\]\)>]{3,}+"
+_OPEN = r"(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
+_VALUE = rf"(?:\"(?P<dq>{_DQ})\"|'(?P<sq>{_SQ})'|{_OPEN}(?P<secret>{_BARE}))"
 _VALUE_ANY_CASE = _VALUE.replace("None", "none")  # the same under (?i), and lower-case
+# The same alternatives for a dense split (Rule.value_form): the opening quote is read
+# before the value, which one group holds whatever its kind, and the closing quote is
+# looked ahead at (no name starts with it). Backtracking tries the alternatives in the
+# same order: a quote, then its value up to the closing quote; else the bare value.
+_VALUE_FORM = (
+    _VALUE,
+    rf"(?:(?P<aw_q1>\")|(?P<aw_q2>')|{_OPEN})",
+    rf"(?P<aw_value>(?(aw_q1){_DQ}(?=\")|(?(aw_q2){_SQ}(?=')|{_BARE})))",
+)
+_VALUE_FORM_ANY_CASE = tuple(part.replace("None", "none") for part in _VALUE_FORM)
 
 
 def _mixed(value: str) -> bool:
@@ -250,6 +259,7 @@ def builtin_rules() -> list[Rule]:
                 r"(?:=|\s+)" + _VALUE
             ),
             label="secret",
+            value_form=_VALUE_FORM,
             hints=("pass", "secret", "token", "api-key", "apikey", "cookie"),
         ),
         Rule(
@@ -271,6 +281,7 @@ def builtin_rules() -> list[Rule]:
             "password_option",
             r(rf"{_START}(?:sshpass|login)\b{_ARGS}\s-p[\s=]*" + _VALUE),
             label="secret",
+            value_form=_VALUE_FORM,
             anchored=True,
             hints=("sshpass", "login"),
         ),
@@ -278,6 +289,7 @@ def builtin_rules() -> list[Rule]:
             "curl_cookie",
             r(_START + r"curl\b" + _ARGS + r"\s-b\s*" + _VALUE),
             label="secret",
+            value_form=_VALUE_FORM,
             anchored=True,
             hints=("curl",),
         ),
@@ -295,6 +307,7 @@ def builtin_rules() -> list[Rule]:
             "secret_assignment",
             r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
             label="secret",
+            value_form=_VALUE_FORM,
             hints=("_key", "_token", "_secret", "_pass", "_pwd"),
             marks=("=",),
             word_start=True,
@@ -306,6 +319,7 @@ def builtin_rules() -> list[Rule]:
                 r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE_ANY_CASE
             ),
             label="secret",
+            value_form=_VALUE_FORM_ANY_CASE,
             anchored=True,
             # Five searches rule most texts out; the anchors are only looked for after them.
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),

@@ -15,7 +15,16 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["HEAD", "WHOLE", "known_head", "split_form", "tails_ahead", "with_heads"]
+__all__ = [
+    "HEAD",
+    "VALUE",
+    "WHOLE",
+    "known_head",
+    "split_form",
+    "tails_ahead",
+    "value_split_form",
+    "with_heads",
+]
 
 
 @functools.lru_cache(maxsize=64)
@@ -114,6 +123,40 @@ def _content_start(source: str, group: int) -> int | None:
         return group + 1
     head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
     return None if head is None else group + head.end()
+
+
+VALUE = "aw_value"
+"""The group that holds the value in a :func:`value_split_form`."""
+
+
+@functools.lru_cache(maxsize=64)
+def value_split_form(
+    source: str,
+    flags: int,
+    lead: tuple[str, ...],
+    words: tuple[str, ...],
+    value_form: tuple[str, ...],
+) -> re.Pattern[str] | None:
+    """``source`` (as for :func:`split_form`: led by ``words`` only, without ``(?i)`` when
+    ``flags`` has no IGNORECASE), which ends in ``value_form[0]``, alternatives each with a
+    value group, rewritten as ``(?P<aw_head0>…value_form[1])value_form[2]``: the text
+    before the value in group ``aw_head0`` and the value in group :data:`VALUE`, whichever
+    alternative took it. ``value_form[1:]`` are written by the rule to try the same
+    alternatives in the same order and to look ahead at what follows a value (no group
+    holds it, and the match ends with the value). None when the pattern does not end so,
+    or has a group of its own before that end (or flags of its own)."""
+    if len(value_form) != 3 or not source.endswith(value_form[0]) or not value_form[0]:
+        return None
+    end, openers, value = value_form
+    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
+    before = rest[: len(rest) - len(end)]
+    if "(?P" in before or re.match(r"\(\?[aiLmsux]+\)", before):
+        return None
+    body = ("(?:" + "|".join(words) + ")" if lead else "") + before
+    form = re.compile(
+        ("(?i)" if flags & re.IGNORECASE else "") + f"(?P<{HEAD}0>{body}{openers}){value}"
+    )
+    return form if VALUE in form.groupindex else None
 
 
 _META = frozenset("\\.^$*+?{}[]|()")
