@@ -159,3 +159,31 @@ def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
                 assert m.group("aw_head0") == text[m.start() : m.start(VALUE)]
             found += len(got)
         assert found > 100, rule.kind
+
+
+def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is() -> None:
+    from aw_lookahead._dense_split import _split_folded
+
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    source, flags, groups = rule.regex.pattern, rule.regex.flags, rule.groups
+    words = ("password", "secret", "token")
+    pattern = split_form(source, flags, rule.lead, words, groups[:1], "secret")
+    assert pattern is not None
+    folded_calls: list[int] = []
+
+    def folded() -> re.Pattern[str] | None:
+        folded_calls.append(1)
+        return split_form(source, flags & ~re.IGNORECASE, rule.lead, words, groups[:1], "secret")
+
+    rng = random.Random(21)
+    tail = "".join(f"password=v{i:05d}x{rng.choice(('', ' ', chr(10)))} " for i in range(400))
+    for head in ("", "Ünïcode PASSWORD=Abc ", "é", "Token: X\n", "password=abc", "secret=ÉtÉ"):
+        for cut in (0, 1, 7, 11, 12, 40):
+            text = head + tail[:cut] + tail[cut:].replace("x ", "x\n", 3)
+            assert _split_folded(pattern, text, folded) == pattern.split(text), (head, cut)
+    # a value running from the head into the tail, and a capital late in the text
+    text = "Password=ÉÉ" + "abc" * 50 + " " + tail
+    assert _split_folded(pattern, text, folded) == pattern.split(text)
+    text = tail + "Password=X " + tail
+    assert _split_folded(pattern, text, folded) == pattern.split(text)
+    assert folded_calls  # the tail was split on its own

@@ -15,10 +15,12 @@ text is kept without a split (:func:`_all_kept`).
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import Callable, Collection
 from itertools import chain, compress, islice, repeat
+from typing import Any
 
 from . import _bulk_redaction
 from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
@@ -135,7 +137,8 @@ def _split(
     pattern = split_form(source, flags, rule.lead, words, capture, name)
     if pattern is None:
         return None
-    parts = pattern.split(text)
+    folded = functools.partial(split_form, source, flags & ~re.IGNORECASE, rule.lead, words)
+    parts = _split_folded(pattern, text, functools.partial(folded, capture, name))
     step = pattern.groups + 1
     many = len(parts) // step
     index = pattern.groupindex
@@ -153,6 +156,46 @@ def _split(
     if known_head(words, flags):
         heads.insert(0, [words[0]] * many)
     return parts[0::step], heads, values, tails[name]
+
+
+_UNFOLDED = bytes(
+    ord("X") if chr(c).isupper() or c == ord("?") or c > 127 else ord(".") for c in range(256)
+)
+"""Marks the bytes of a text's one-byte copy that may stand for a character other than its
+lower case, or for one that is not ASCII (``?``)."""
+_FIRST_LETTER = re.compile(r"(?:\(\?i\))?(?:\(\?P<\w+>)?\(\?:[^\W\d_]")
+
+
+def _split_folded(
+    pattern: re.Pattern[str], text: str, folded: Callable[[], re.Pattern[str] | None]
+) -> list[str | Any]:
+    """``pattern.split(text)``; for a case-insensitive ``pattern`` that starts with a
+    group of words, each led by a letter, and looks behind nowhere (what it matches at a
+    place depends on the text from there on), the stretch at the end of ``text`` that is
+    ASCII with no capital letter (half of it or more) is split apart, on its own one-byte
+    copy, by ``folded()``: the same pattern without ``(?i)``, which matches the same there
+    (the pattern is written in lower case, as :attr:`Rule.scan` is). The matches before
+    that stretch are read one by one, and the stretch starts where the last ends, if later:
+    the scan of ``text`` then goes on from there as that of the stretch does."""
+    source = pattern.pattern
+    if not pattern.flags & re.IGNORECASE or "(?<" in source.replace("(?P<", ""):
+        return pattern.split(text)
+    marks = text.encode("ascii", "replace").translate(_UNFOLDED)
+    start = marks.rfind(b"X") + 1
+    lower = folded() if _FIRST_LETTER.match(source) and 2 * start <= len(text) else None
+    if lower is None or lower.groups != pattern.groups:
+        return pattern.split(text)
+    parts: list[str | Any] = []
+    end = 0
+    for match in pattern.finditer(text):
+        if match.start() >= start:
+            break
+        parts += [text[end : match.start()], *match.groups()]
+        end = match.end()
+    start = max(start, end)
+    rest = lower.split(text[start:])
+    rest[0] = text[end:start] + (rest[0] or "")
+    return parts + rest
 
 
 def _all_kept(
@@ -228,7 +271,10 @@ def _by_wholes(
     if rule.value_form and letters_first:
         form = value_split_form(source, flags, rule.lead, words, rule.value_form)
         if form is not None:
-            parts = form.split(text)
+            folded = functools.partial(
+                value_split_form, source, flags & ~re.IGNORECASE, rule.lead, words, rule.value_form
+            )
+            parts = _split_folded(form, text, folded)
             step, index = form.groups + 1, form.groupindex
             values = parts[index[VALUE] :: step]
             if None not in values and "" not in values:
