@@ -16,6 +16,7 @@ import argparse
 import logging
 import random
 import sys
+from pathlib import Path
 
 import redact as bench  # bench/ is on sys.path when run as a script
 
@@ -54,6 +55,7 @@ def _piece(rng: random.Random, n: int, names: list[str], values: list[str]) -> s
     return f"{name}{sep}{quote}{value}{quote or close}{rng.choice(_AFTER)}"
 
 
+_README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 _QUOTED = ('"{v}"', "'{v}'", "{v}", "{v}", '\\"{v}\\"', '"{v} and more"', '"{v}', "%22{v}%22")
 _ODD = ("null", "[REDACTED_SECRET_0a1b2c]", "Ab", "x,y", "v\u00e9", "İ", "TOKEN", '"', "")
 
@@ -65,7 +67,13 @@ def _dense_text(rng: random.Random) -> str:
     seps = rng.sample(("=", ": ", ":", " = ", "%3D"), k=rng.choice((1, 2)))
     forms = rng.sample(_QUOTED, k=rng.choice((2, 3, 4)))
     odd = rng.choice((0.0, 0.001, 0.02))
-    parts = ["é " if rng.random() < 0.2 else ""]
+    head = rng.random()
+    if head < 0.35:  # prose with capitals and wider letters first, as in the README-first row
+        names = [name.lower() for name in names]
+        start = rng.randrange(len(_README))
+        parts = [_README[start : start + rng.randrange(1, 30_000)] + rng.choice(("", " ", "\n"))]
+    else:
+        parts = ["é " if head < 0.5 else ""]
     for n in range(rng.choice((300, 3000, 20000))):
         value = rng.choice(_ODD) if rng.random() < odd else f"v{n:07d}x"
         form = rng.choice(forms).format(v=value)
