@@ -163,6 +163,8 @@ _UNFOLDED = bytes(
 )
 """Marks the bytes of a text's one-byte copy that may stand for a character other than its
 lower case, or for one that is not ASCII (``?``)."""
+_LOOK = 64
+"""How much of a text's end and middle :func:`_split_folded` looks at before the rest."""
 _FIRST_LETTER = re.compile(r"(?:\(\?i\))?(?:\(\?P<\w+>)?\(\?:[^\W\d_]")
 
 
@@ -180,6 +182,10 @@ def _split_folded(
     source = pattern.pattern
     if not pattern.flags & re.IGNORECASE or "(?<" in source.replace("(?P<", ""):
         return pattern.split(text)
+    middle = len(text) // 2
+    for sample in (text[-_LOOK:], text[middle : middle + _LOOK]):  # at little cost, most texts
+        if not sample.isascii() or sample != sample.lower():
+            return pattern.split(text)
     marks = text.encode("ascii", "replace").translate(_UNFOLDED)
     start = marks.rfind(b"X") + 1
     lower = folded() if _FIRST_LETTER.match(source) and 2 * start <= len(text) else None
