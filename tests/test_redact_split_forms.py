@@ -1,9 +1,10 @@
 """The split forms of dense rules (``_split_forms``) and the placeholder look-up in bulk.
 
-A tail looked ahead at must leave every match where it was, with the same
-groups, one tail shorter; a dense mixed bare/quoted text read by ``split``
-must put back together into the text, each value the one ``value_span``
-points at; the values starting with a prefix are those ``startswith`` tells.
+A rule's value form must find each match where the rule does, its value where
+``value_span`` points and the text before it; a dense mixed bare/quoted text
+read by ``split`` must put back together into the text; a lower-case tail split
+on its own gives what the whole split gives; the values starting with a prefix
+are those ``startswith`` tells.
 """
 
 from __future__ import annotations
@@ -14,15 +15,9 @@ import re
 import pytest
 
 from aw_lookahead._dense_split import split_values
-from aw_lookahead._pattern_forms import value_tails
 from aw_lookahead._redact_rules import builtin_rules
-from aw_lookahead._split_forms import split_form, tails_ahead
+from aw_lookahead._split_forms import VALUE, split_form, value_split_form
 from aw_lookahead._value_splice import starting_with
-
-
-def _secret_field() -> tuple[re.Pattern[str], tuple[str, ...], dict[str, str]]:
-    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
-    return rule.regex, rule.groups, value_tails(rule.regex.pattern, rule.regex.flags, rule.groups)
 
 
 def _mixed(rng: random.Random, n: int) -> str:
@@ -34,51 +29,6 @@ def _mixed(rng: random.Random, n: int) -> str:
         f"{rng.choice((' ', ', ', chr(10), '', 'é'))}"
         for i in range(n)
     )
-
-
-def test_tails_looked_ahead_leave_each_match_where_it_was() -> None:
-    regex, groups, tails = _secret_field()
-    ahead = tuple((g, tails[g]) for g in groups if tails[g])
-    assert ahead == (("dq", '"'), ("sq", "'"))
-    lead = next(r for r in builtin_rules() if r.kind == "secret_field").lead
-    words = ("password", "secret", "token", "api[_-]?key", "passwd")
-    plain = split_form(regex.pattern, regex.flags, lead, words, groups, whole=True)
-    looked = split_form(regex.pattern, regex.flags, lead, words, groups, whole=True, ahead=ahead)
-    assert plain is not None
-    assert looked is not None
-    assert '(?=\\")' in looked.pattern
-    assert "(?=')" in looked.pattern
-    rng = random.Random(3)
-    for _ in range(20):
-        text = _mixed(rng, 400)
-        want, got = list(plain.finditer(text)), list(looked.finditer(text))
-        assert [m.start() for m in want] == [m.start() for m in got]
-        for old, new in zip(want, got, strict=True):
-            name = next(g for g in groups if old.group(g))
-            assert new.group(name) == old.group(name)
-            assert old.end() - new.end() == len(tails[name])
-            assert new.group("aw_whole").endswith(new.group(name))
-
-
-@pytest.mark.parametrize(
-    ("source", "tail"),
-    [
-        (r'(?:"(?P<dq>a+)"b)', '"'),  # something follows the tail in the match
-        (r'(?:"(?P<dq>a+)")?x', '"'),  # the group is optional, and followed
-        (r'(?:"(?P<dq>a+)")+', '"'),  # repeated
-        (r'(?="(?P<dq>a+)")', '"'),  # inside a lookahead
-        (r'x(?:"(?P<dq>a+)"|b)\b', '"'),  # a check after it would move
-        (r"x(?P<dq>a+)b", "b"),  # the tail is a letter
-        (r"x(?P<dq>a+)'", '"'),  # the tail is not what is written after the group
-    ],
-)
-def test_tails_are_not_looked_ahead_where_that_could_change_a_match(source: str, tail: str) -> None:
-    assert tails_ahead(source, (("dq", tail),)) is None
-
-
-def test_tails_looked_ahead_where_nothing_follows() -> None:
-    assert tails_ahead(r'x(?:"(?P<dq>a+)"|b)', (("dq", '"'),)) == r'x(?:"(?P<dq>a+)(?=")|b)'
-    assert tails_ahead(r"x(?:'(?P<sq>a+)')", (("sq", "'"),)) == r"x(?:'(?P<sq>a+)(?='))"
 
 
 def test_dense_mixed_values_split_back_into_the_text() -> None:
@@ -139,8 +89,6 @@ def _fuzz(rng: random.Random) -> str:
 
 
 def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
-    from aw_lookahead._split_forms import VALUE, value_split_form
-
     rules = [r for r in builtin_rules() if r.value_form]
     assert {r.kind for r in rules} >= {"secret_field", "secret_assignment"}
     rng = random.Random(11)

@@ -259,19 +259,16 @@ def _by_wholes(
     tails: dict[str, str],
 ) -> _Split | None:
     """:func:`split_values` where values come from several groups (bare and quoted mixed):
-    one ``split`` capturing each whole match and every value group; the value of a match
-    is the one group that took part in it (None when not exactly one did, when it is
-    empty, or when it has no fixed tail), the text before it the whole match less the
-    value and its group's tail.
+        one ``split`` capturing each whole match and every value group; the value of a match
+        is the one group that took part in it (None when not exactly one did, when it is
+        empty, or when it has no fixed tail), the text before it the whole match less the
+        value and its group's tail.
 
-    Where every match starts with one of ``words`` (a letter) and the rule has a
-    :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead: one
-    group holds the value, whichever alternative took it, one the text before it, and what
-    follows it stays in the stretch after the match. Else, where the tails hold no letter,
-    the tails are looked ahead at (:func:`~aw_lookahead._split_forms.tails_ahead`): the
-    matches start where they did, each whole match ends with its value and its tail
-    stays in the stretch after it (no match could start inside it), so the text before
-    the value is the whole match less the value (``removesuffix``, no search in it)."""
+        Where every match starts with one of ``words`` (with a letter) and the rule has
+        a :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead:
+        one group holds the value, whichever alternative took it, one the text before it,
+        and what follows the value (its closing quote) stays in the
+    stretch after the match, where no match can start."""
     source = rule.regex.pattern
     letters_first = bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
     if rule.value_form and letters_first:
@@ -287,13 +284,7 @@ def _by_wholes(
                 return parts[0::step], [parts[index[f"{HEAD}0"] :: step]], values, ""
     if not set(rule.groups) <= set(tails):
         return None
-    ahead = tuple((g, tails[g]) for g in rule.groups if tails[g])
-    pattern = None
-    if ahead and letters_first:
-        pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True, ahead=ahead)
-    if pattern is None:
-        ahead = ()
-        pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True)
+    pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True)
     if pattern is None:
         return None
     parts = pattern.split(text)
@@ -308,12 +299,6 @@ def _by_wholes(
     values = list(filter(None, chain.from_iterable(zip(*columns, strict=True))))
     if len(values) != many:
         return None  # an empty value (left out here)
-    if ahead:
-        heads = list(map(str.removesuffix, wholes, values))
-        # A whole match not ending with its value would be kept whole: the lengths tell.
-        if sum(map(len, heads)) + sum(map(len, values)) != sum(map(len, wholes)):
-            return None
-        return parts[0::step], [heads], values, ""
     cut = list(map(str.rpartition, wholes, values))
     ends = list(map(operator.itemgetter(2), cut))
     # The last occurrence of a value in its match is the value unless it overlaps the

@@ -78,7 +78,8 @@ class Rule:
     a name and its value, ``=`` or ``:``): a text with none of them is skipped too."""
     value_form: tuple[str, ...] = ()
     """For a pattern ending in alternative value groups: that end as written, and the same
-    alternatives with one value group (:func:`~aw_lookahead._split_forms.value_split_form`)."""
+    alternatives with one value group, what follows a value looked ahead at (no letter)
+    (:func:`~aw_lookahead._split_forms.value_split_form`)."""
     branches: tuple[tuple[str, re.Pattern[str]], ...] = field(default=(), init=False, compare=False)
     """From :attr:`lead`: each word's literal start with ``word + rest`` compiled, run over the
     lower-cased text; a pattern led by a literal is scanned for as fast as a substring."""

@@ -3,11 +3,10 @@
 :func:`split_form` rewrites a rule's pattern, without changing where it matches,
 so that ``split`` hands back per match just the texts the caller needs: the
 text before the value (:func:`with_heads`), the value groups, or the whole
-match, and where a value is followed by one fixed text to the end of the match
-(a closing quote), that text looked ahead at instead of read
-(:func:`tails_ahead`), so that it stays in the stretch after the match. The
-rewrites read the pattern's parentheses (:func:`_parens`) and give up (None)
-where a pattern is written otherwise than that simple scan can tell.
+match. The rewrites read the pattern's parentheses (:func:`_parens`) and give
+up (None) where a pattern is written otherwise than that simple scan can tell.
+:func:`value_split_form` puts in a rule's own form of its alternative values
+(bare and quoted), one group holding the value whichever alternative took it.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ __all__ = [
     "WHOLE",
     "known_head",
     "split_form",
-    "tails_ahead",
     "value_split_form",
     "with_heads",
 ]
@@ -37,7 +35,6 @@ def split_form(
     head_of: str = "",
     whole: bool = False,
     kept: str = "",
-    ahead: tuple[tuple[str, str], ...] = (),
 ) -> re.Pattern[str] | None:
     """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
     ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
@@ -46,10 +43,8 @@ def split_form(
     with ``head_of``, the text before that group in a match captured too
     (:func:`with_heads`), but for the word when it is known (:func:`known_head`); with
     ``whole``, the whole match captured first (group ``aw_whole``); with ``kept``, no
-    captured group taking a value that starts with it (in this case); with ``ahead``
-    (pairs of a group and the fixed text that follows it to the end of every match), each
-    such text looked ahead at instead of read (:func:`tails_ahead`). None when that cannot
-    be made."""
+    captured group taking a value that starts with it (in this case). None when that
+    cannot be made."""
     rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
     for name in re.compile(source).groupindex:
         if name not in capture:
@@ -66,11 +61,6 @@ def split_form(
         if WHOLE in source:
             return None
         body = f"(?P<{WHOLE}>{body})"
-    if ahead:
-        with_ahead = tails_ahead(body, ahead)
-        if with_ahead is None:
-            return None
-        body = with_ahead
     return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
 
 
@@ -159,10 +149,6 @@ def value_split_form(
     return form if VALUE in form.groupindex else None
 
 
-_META = frozenset("\\.^$*+?{}[]|()")
-"""Characters that are not a literal of their own in a pattern."""
-
-
 def _parens(source: str) -> tuple[dict[int, int], list[tuple[int, int]]]:
     """Where each group of ``source`` opens and closes, and each ``|`` with the group it is
     in (-1: the whole pattern), skipping escapes and character classes."""
@@ -187,59 +173,3 @@ def _parens(source: str) -> tuple[dict[int, int], list[tuple[int, int]]]:
             bars.append((i, stack[-1]))
         i += 1
     return closes, bars
-
-
-def tails_ahead(source: str, ahead: tuple[tuple[str, str], ...]) -> str | None:
-    """``source`` (no global flags, no verbose mode) with the text ``tail`` after group
-    ``name`` (each pair of ``ahead``) in a lookahead: ``(?P<name>…)"`` becomes
-    ``(?P<name>…)(?=")``. Each match then succeeds where it did, with the same groups,
-    but ends before that text (the caller makes sure no match can start inside it).
-
-    Taken only where ``tail`` is written right after the group as plain or escaped
-    ASCII literal characters (no letter or digit) and nothing follows it in any match: at each
-    level up to the whole pattern, the item ends its alternative (a ``|`` or the close
-    of a plain, capturing or atomic group with no quantifier after it, or the pattern's
-    end). None otherwise."""
-    if "(?x" in source or "(?#" in source:
-        return None
-    closes, _ = _parens(source)
-    opens = {close: start for start, close in closes.items()}
-    edits: list[tuple[int, int]] = []
-    for name, tail in ahead:
-        group = source.find(f"(?P<{name}>")
-        if group not in closes or not tail:
-            return None
-        at = closes[group] + 1
-        for char in tail:
-            if not char.isascii() or char.isalnum():
-                return None
-            if source.startswith("\\" + char, at):
-                at += 2
-            elif source.startswith(char, at) and char not in _META:
-                at += 1
-            else:
-                return None
-        if not _ends_match(source, closes, opens, at):
-            return None
-        edits.append((closes[group] + 1, at))
-    for start, end in sorted(edits, reverse=True):
-        source = f"{source[:start]}(?={source[start:end]}){source[end:]}"
-    return source
-
-
-def _ends_match(source: str, closes: dict[int, int], opens: dict[int, int], at: int) -> bool:
-    """Whether an item ending at ``at`` ends every match it takes part in (see
-    :func:`tails_ahead`)."""
-    while at < len(source):
-        if source[at] == "|":
-            around = [o for o in closes if o < at < closes[o]]
-            if not around:
-                return True
-            at = closes[max(around)]
-        elif source[at] == ")":
-            if _content_start(source, opens[at]) is None or source.startswith("(?P=", opens[at]):
-                return False
-            at += 1
-        else:
-            return False
-    return True
