@@ -355,6 +355,13 @@ class RuleApplication:
                 made.add(shared)
         if kept_as_is:
             decided = {**decided, **kept_as_is}
+        elif (
+            decided is learned
+            and not again
+            and len(seen) == len(values) == len(every)
+            and kept == values[: len(kept)]
+        ):  # each value once, none decided before, the first ones new: the rest shared
+            return [*keyed, *repeat(shared, len(values) - len(kept))]
         return list(map(decided.get, every, repeat(shared)))
 
     def _keyed(self, kind: str, values: list[str]) -> list[str]:
