@@ -128,10 +128,10 @@ def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is() -> None:
     for head in ("", "Ünïcode PASSWORD=Abc ", "é", "Token: X\n", "password=abc", "secret=ÉtÉ"):
         for cut in (0, 1, 7, 11, 12, 40):
             text = head + tail[:cut] + tail[cut:].replace("x ", "x\n", 3)
-            assert _split_folded(pattern, text, folded) == pattern.split(text), (head, cut)
+            assert _split_folded(pattern, text, words, folded) == pattern.split(text), (head, cut)
     # a value running from the head into the tail, and a capital late in the text
     text = "Password=ÉÉ" + "abc" * 50 + " " + tail
-    assert _split_folded(pattern, text, folded) == pattern.split(text)
+    assert _split_folded(pattern, text, words, folded) == pattern.split(text)
     text = tail + "Password=X " + tail
-    assert _split_folded(pattern, text, folded) == pattern.split(text)
+    assert _split_folded(pattern, text, words, folded) == pattern.split(text)
     assert folded_calls  # the tail was split on its own

@@ -138,7 +138,7 @@ def _split(
     if pattern is None:
         return None
     folded = functools.partial(split_form, source, flags & ~re.IGNORECASE, rule.lead, words)
-    parts = _split_folded(pattern, text, functools.partial(folded, capture, name))
+    parts = _split_folded(pattern, text, words, functools.partial(folded, capture, name))
     step = pattern.groups + 1
     many = len(parts) // step
     index = pattern.groupindex
@@ -165,14 +165,22 @@ _UNFOLDED = bytes(
 lower case, or for one that is not ASCII (``?``)."""
 _LOOK = 64
 """How much of a text's end and middle :func:`_split_folded` looks at before the rest."""
-_FIRST_LETTER = re.compile(r"(?:\(\?i\))?(?:\(\?P<\w+>)?\(\?:[^\W\d_]")
+
+
+def _letters_first(words: tuple[str, ...]) -> bool:
+    """Whether each of ``words`` (lead words, as written in a pattern) starts with a letter
+    that is not optional: every match led by one of them starts with a letter."""
+    return bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
 
 
 def _split_folded(
-    pattern: re.Pattern[str], text: str, folded: Callable[[], re.Pattern[str] | None]
+    pattern: re.Pattern[str],
+    text: str,
+    words: tuple[str, ...],
+    folded: Callable[[], re.Pattern[str] | None],
 ) -> list[str | Any]:
-    """``pattern.split(text)``; for a case-insensitive ``pattern`` that starts with a
-    group of words, each led by a letter, and looks behind nowhere (what it matches at a
+    """``pattern.split(text)``; for a case-insensitive ``pattern`` led by ``words``, each
+    led by a letter (:func:`_letters_first`), that looks behind nowhere (what it matches at a
     place depends on the text from there on), the stretch at the end of ``text`` that is
     ASCII with no capital letter (half of it or more) is split apart, on its own one-byte
     copy, by ``folded()``: the same pattern without ``(?i)``, which matches the same there
@@ -188,7 +196,7 @@ def _split_folded(
             return pattern.split(text)
     marks = text.encode("ascii", "replace").translate(_UNFOLDED)
     start = marks.rfind(b"X") + 1
-    lower = folded() if _FIRST_LETTER.match(source) and 2 * start <= len(text) else None
+    lower = folded() if _letters_first(words) and 2 * start <= len(text) else None
     if lower is None or lower.groups != pattern.groups:
         return pattern.split(text)
     parts: list[str | Any] = []
@@ -259,25 +267,24 @@ def _by_wholes(
     tails: dict[str, str],
 ) -> _Split | None:
     """:func:`split_values` where values come from several groups (bare and quoted mixed):
-        one ``split`` capturing each whole match and every value group; the value of a match
-        is the one group that took part in it (None when not exactly one did, when it is
-        empty, or when it has no fixed tail), the text before it the whole match less the
-        value and its group's tail.
+    one ``split`` capturing each whole match and every value group; the value of a match
+    is the one group that took part in it (None when not exactly one did, when it is
+    empty, or when it has no fixed tail), the text before it the whole match less the
+    value and its group's tail.
 
-        Where every match starts with one of ``words`` (with a letter) and the rule has
-        a :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead:
-        one group holds the value, whichever alternative took it, one the text before it,
-        and what follows the value (its closing quote) stays in the
-    stretch after the match, where no match can start."""
+    Where every match starts with one of ``words`` (with a letter) and the rule has a
+    :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead: one
+    group holds the value, whichever alternative took it, one the text before it, and
+    what follows the value (its closing quote) stays in the stretch after the match,
+    where no match can start."""
     source = rule.regex.pattern
-    letters_first = bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
-    if rule.value_form and letters_first:
+    if rule.value_form and _letters_first(words):
         form = value_split_form(source, flags, rule.lead, words, rule.value_form)
         if form is not None:
             folded = functools.partial(
                 value_split_form, source, flags & ~re.IGNORECASE, rule.lead, words, rule.value_form
             )
-            parts = _split_folded(form, text, folded)
+            parts = _split_folded(form, text, words, folded)
             step, index = form.groups + 1, form.groupindex
             values = parts[index[VALUE] :: step]
             if None not in values and "" not in values:
