@@ -95,8 +95,13 @@ def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
     texts = [_fuzz(rng) for _ in range(3000)]
     for rule in rules:
         pattern, flags = rule.regex.pattern, rule.regex.flags
-        assert pattern.endswith(rule.value_form[0])
+        assert rule.value_form is not None
+        assert pattern.endswith(rule.value_form.end)
         form = value_split_form(pattern, flags, rule.lead, rule.lead, rule.value_form)
+        signs = None
+        if rule.value_form.signs:  # one of them right before the value, but for these
+            either = "|".join(map(re.escape, rule.value_form.signs))
+            signs = re.compile(rf"(?:{either})\s*(?:\\?[\"']|%2[27])?\Z")
         assert form is not None, rule.kind
         found = 0
         for text in texts:
@@ -105,6 +110,8 @@ def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
             assert [(m.start(), m.span(VALUE)) for m in got] == want, (rule.kind, text)
             for m in got:
                 assert m.group("aw_head0") == text[m.start() : m.start(VALUE)]
+                if signs is not None:
+                    assert signs.search(m.group("aw_head0").lower()), (rule.kind, m.group())
             found += len(got)
         assert found > 100, rule.kind
 
@@ -135,3 +142,44 @@ def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is() -> None:
     text = tail + "Password=X " + tail
     assert _split_folded(pattern, text, words, folded) == pattern.split(text)
     assert folded_calls  # the tail was split on its own
+
+
+def test_signs_followed_by_placeholders_tell_every_value_is_one() -> None:
+    from aw_lookahead._dense_split import _signs_kept
+
+    mark = "[redacted_"
+    lines = "".join(f"api_key=[redacted_secret_{i:06x}]\n" for i in range(500))
+    assert _signs_kept(lines, ("=", ":"), mark, 0)
+    assert not _signs_kept(lines + "token: x\n", ("=", ":"), mark, 0)
+    assert not _signs_kept(lines + "a=b\n", ("=",), mark, 0)
+    assert _signs_kept("a=b\n" + lines, ("=",), mark, 4)  # before ``start``: not counted
+    assert not _signs_kept(lines, (), mark, 0)
+    assert not _signs_kept(lines, ("==",), mark, 0)  # a sign that overlaps itself
+    assert not _signs_kept(lines, ("_",), "[redacted_", 0)  # a sign inside the mark
+    assert not _signs_kept(lines, ("=",), '"x', 0)  # a mark an opening quote could start
+
+
+@pytest.mark.parametrize(
+    "last",
+    ["", 'API_KEY="[REDACTED_SECRET_0a1b2c]"\n', "api_key = hunter2hunter\n", "token:x1y2z3\n"],
+)
+def test_placeholders_told_by_signs_as_by_the_search(
+    last: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aw_lookahead import _dense_split
+    from aw_lookahead.redact import Redactor
+
+    text = "".join(f"API_KEY=v{i:07d}x\n" for i in range(3000)) + last
+    key = b"signs-key-16byte"
+    told: list[bool] = []
+    signs_kept = _dense_split._signs_kept
+    monkeypatch.setattr(
+        _dense_split, "_signs_kept", lambda *a: told.append(signs_kept(*a)) or told[-1]
+    )
+    fast = Redactor(key=key).text(text)
+    assert told
+    assert told[0] is (last == "")
+    monkeypatch.setattr(_dense_split, "_signs_kept", lambda *a: False)
+    assert fast == Redactor(key=key).text(text)
+    assert "v0002999x" not in fast
+    assert "hunter2hunter" not in fast

@@ -224,9 +224,13 @@ def _all_kept(
     """Whether the value of every match in ``on`` (``texts``: it, ``text`` and ``lower``;
     ``on`` is one of them) starts with ``kept``, given that the values of the first
     (``probe``, ``firsts``) do: they are all the matches, or the pattern with a value not
-    starting with it (:func:`_split_form`) is found nowhere after them. (Where the pattern
-    matches with such a value, that form matches there or before.) In ``lower``, ``kept``
-    is looked for in lower case when each of its places there is one in ``text``."""
+    starting with it (:func:`~aw_lookahead._split_forms.split_form`) is found nowhere after
+    them. (Where the pattern matches with such a value, that form matches there or before.)
+    In ``lower``, ``kept`` is looked for in lower case when each of its places there is one
+    in ``text``. Before that search, the signs that stand before every value
+    (:attr:`ValueForm.signs <aw_lookahead._split_forms.ValueForm.signs>`) are counted:
+    where each is followed right away by ``kept`` (:func:`_signs_kept`), so is every
+    value, and the search is not needed."""
     if not firsts or not all(map(operator.methodcaller("startswith", kept), firsts)):
         return False
     if len(probe) < _PROBE:
@@ -237,8 +241,32 @@ def _all_kept(
         mark = kept.lower()
         if text.count(kept) != lower.count(mark):
             return False
+    signs = rule.value_form.signs if rule.value_form is not None else ()
+    if _signs_kept(on, signs, mark, probe[-1].end()):
+        return True
     form = split_form(rule.regex.pattern, flags, rule.lead, words, rule.groups, kept=mark)
     return form is not None and form.search(on, probe[-1].end()) is None
+
+
+def _signs_kept(on: str, signs: tuple[str, ...], mark: str, start: int) -> bool:
+    """Whether every place of each of ``signs`` in ``on`` from ``start`` on is followed
+    right away by ``mark``, told by counting: ``sign + mark`` holds ``sign`` only at its
+    start and ``sign`` cannot overlap itself, so each place of ``sign + mark`` is one of
+    ``sign`` and the counts agree only when all are. Then in a match from ``start`` on,
+    its value, which follows one of ``signs`` but for whitespace and one opening quote,
+    starts with ``mark`` when that starts with neither (the sign's place is followed by
+    ``mark``, so the whitespace and quote are empty)."""
+    if not signs or not mark or mark[0].isspace() or mark[0] in "\"'\\%":
+        return False
+    for sign in signs:
+        whole = sign + mark
+        if not sign or whole.find(sign, 1) >= 0:
+            return False
+        if any(sign[k:] == sign[: len(sign) - k] for k in range(1, len(sign))):
+            return False
+        if on.count(sign, start) != on.count(whole, start):
+            return False
+    return True
 
 
 def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str] | None:

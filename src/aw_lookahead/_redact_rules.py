@@ -13,6 +13,7 @@ import re
 
 from ._pattern_forms import WORD_START, starts_word
 from ._secret_rule import Rule
+from ._split_forms import ValueForm
 
 __all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field", "starts_word"]
 
@@ -67,12 +68,14 @@ _VALUE_ANY_CASE = _VALUE.replace("None", "none")  # the same under (?i), and low
 # before the value, which one group holds whatever its kind, and the closing quote is
 # looked ahead at (no name starts with it). Backtracking tries the alternatives in the
 # same order: a quote, then its value up to the closing quote; else the bare value.
-_VALUE_FORM = (
+_VALUE_FORM = ValueForm(
     _VALUE,
     rf"(?:(?P<aw_q1>\")|(?P<aw_q2>')|{_OPEN})",
     rf"(?P<aw_value>(?(aw_q1){_DQ}(?=\")|(?(aw_q2){_SQ}(?=')|{_BARE})))",
 )
-_VALUE_FORM_ANY_CASE = tuple(part.replace("None", "none") for part in _VALUE_FORM)
+_VALUE_FORM_ANY_CASE = ValueForm(
+    _VALUE_ANY_CASE, _VALUE_FORM.openers.replace("None", "none"), _VALUE_FORM.value
+)
 
 
 def _mixed(value: str) -> bool:
@@ -307,7 +310,7 @@ def builtin_rules() -> list[Rule]:
             "secret_assignment",
             r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
             label="secret",
-            value_form=_VALUE_FORM,
+            value_form=_VALUE_FORM._replace(signs=("=",)),
             hints=("_key", "_token", "_secret", "_pass", "_pwd"),
             marks=("=",),
             word_start=True,
@@ -319,7 +322,7 @@ def builtin_rules() -> list[Rule]:
                 r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE_ANY_CASE
             ),
             label="secret",
-            value_form=_VALUE_FORM_ANY_CASE,
+            value_form=_VALUE_FORM_ANY_CASE._replace(signs=(":", "=", "：", "%3a", "%3d")),
             anchored=True,
             # Five searches rule most texts out; the anchors are only looked for after them.
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 __all__ = [
     "HEAD",
     "VALUE",
     "WHOLE",
+    "ValueForm",
     "known_head",
     "split_form",
     "value_split_form",
@@ -119,25 +121,41 @@ VALUE = "aw_value"
 """The group that holds the value in a :func:`value_split_form`."""
 
 
+class ValueForm(NamedTuple):
+    """A rule's own form of the alternative values its pattern ends in (bare, quoted), for
+    a dense split (:func:`value_split_form`), and what stands before every value."""
+
+    end: str
+    """The end of the rule's pattern, as written there: the alternatives, each holding one
+    of the value groups."""
+    openers: str
+    """The same alternatives up to the value (what opens it: a quote), tried in the same
+    order, with a group for each that the value's form below tells apart."""
+    value: str
+    """The value in one group (:data:`VALUE`), whichever alternative took it, and what
+    follows it (a closing quote) looked ahead at: the match ends with the value."""
+    signs: tuple[str, ...] = ()
+    """Lower-case texts one of which stands in every match right before the value, but for
+    whitespace and one opening quote (``"``, ``'``, either after a backslash, ``%22``,
+    ``%27``); empty when the rule has none."""
+
+
 @functools.lru_cache(maxsize=64)
 def value_split_form(
     source: str,
     flags: int,
     lead: tuple[str, ...],
     words: tuple[str, ...],
-    value_form: tuple[str, ...],
+    value_form: ValueForm,
 ) -> re.Pattern[str] | None:
     """``source`` (as for :func:`split_form`: led by ``words`` only, without ``(?i)`` when
-    ``flags`` has no IGNORECASE), which ends in ``value_form[0]``, alternatives each with a
-    value group, rewritten as ``(?P<aw_head0>…value_form[1])value_form[2]``: the text
-    before the value in group ``aw_head0`` and the value in group :data:`VALUE`, whichever
-    alternative took it. ``value_form[1:]`` are written by the rule to try the same
-    alternatives in the same order and to look ahead at what follows a value (no group
-    holds it, and the match ends with the value). None when the pattern does not end so,
-    or has a group of its own before that end (or flags of its own)."""
-    if len(value_form) != 3 or not source.endswith(value_form[0]) or not value_form[0]:
+    ``flags`` has no IGNORECASE), which ends in ``value_form.end``, rewritten as
+    ``(?P<aw_head0>…openers)value``: the text before the value in group ``aw_head0`` and
+    the value in group :data:`VALUE`, whichever alternative took it. None when the pattern
+    does not end so, or has a group of its own before that end (or flags of its own)."""
+    end, openers, value, _ = value_form
+    if not end or not source.endswith(end):
         return None
-    end, openers, value = value_form
     rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
     before = rest[: len(rest) - len(end)]
     if "(?P" in before or re.match(r"\(\?[aiLmsux]+\)", before):
