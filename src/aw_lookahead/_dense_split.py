@@ -264,8 +264,8 @@ def _signs_kept(on: str, signs: tuple[str, ...], mark: str, start: int) -> bool:
             return False
         if any(sign[k:] == sign[: len(sign) - k] for k in range(1, len(sign))):
             return False
-        if on.count(sign, start) != on.count(whole, start):
-            return False
+        if on.find(sign[0], start) >= 0 and on.count(sign, start) != on.count(whole, start):
+            return False  # (a sign whose first character is absent is not counted)
     return True
 
 
