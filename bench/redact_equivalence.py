@@ -83,9 +83,30 @@ def _dense_text(rng: random.Random) -> str:
     return "".join(parts)
 
 
+def _env_text(rng: random.Random) -> str:
+    """Environment lines (as the `API_KEY=` row: two rules find each, the name rule then
+    reads placeholders), now and then a line only the name rule, or neither, finds."""
+    names = rng.sample(("API_KEY", "DB_PASSWORD", "GH_TOKEN", "X_SECRET", "AUTH_KEY"), k=2)
+    bare = rng.random() < 0.5  # bare values only: every value of the name rule a placeholder
+    quoted = ('="{}"', "='{}'", "=\\'{}\\'")
+    forms = rng.sample(("={}", " = {}", *(() if bare else quoted)), k=rng.choice((1, 2)))
+    odd = ("token: s3cr3t{}", "api_key={}", "password:{}", "TOKEN%3a{}", "x_API_KEY={}", "a=b{}")
+    rate = rng.choice((0.0, 0.0005, 0.01))
+    parts = []
+    for n in range(rng.choice((600, 6000, 30000))):
+        value = f"v{n:07d}x"
+        if rng.random() < rate:
+            parts.append(rng.choice(odd).format(value) + "\n")
+        else:
+            parts.append(rng.choice(names) + rng.choice(forms).format(value) + "\n")
+    return "".join(parts)
+
+
 def _random_text(rng: random.Random, i: int) -> str:
     if i % 3 == 0:
         return _dense_text(rng)
+    if i % 6 == 1:
+        return _env_text(rng)
     size = rng.choice((50, 400, 5_000, 40_000, 70_000, 200_000))
     dense = rng.random() < 0.6
     names = rng.sample(_NAMES, k=rng.choice((1, 2, 4, len(_NAMES))))
