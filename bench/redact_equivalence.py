@@ -72,8 +72,15 @@ def _dense_text(rng: random.Random) -> str:
         names = [name.lower() for name in names]
         start = rng.randrange(len(_README))
         parts = [_README[start : start + rng.randrange(1, 30_000)] + rng.choice(("", " ", "\n"))]
+    elif head < 0.55:  # a short head with capitals or wide letters, one name after it
+        names = names[:1] if names[0].islower() else [names[1].lower()]
+        name = names[0].upper() if rng.random() < 0.5 else names[0].title()
+        parts = [rng.choice(("Ünïcode ", "≥ ", "İ ", "Note: ", "")) + name + "=AbcDef "]
+        seps = [sep for sep in seps if sep == sep.lower()] or ["="]
+        if rng.random() < 0.5:  # bare values only, in lower case: the tail read on its own
+            forms, odd = ["{v}"], 0.0
     else:
-        parts = ["é " if head < 0.5 else ""]
+        parts = ["é " if head < 0.7 else ""]
     for n in range(rng.choice((300, 3000, 20000))):
         value = rng.choice(_ODD) if rng.random() < odd else f"v{n:07d}x"
         form = rng.choice(forms).format(v=value)

@@ -116,32 +116,37 @@ def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
         assert found > 100, rule.kind
 
 
-def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is() -> None:
-    from aw_lookahead._dense_split import _split_folded
+@pytest.mark.parametrize(
+    "words", [("password", "secret", "token"), ("password",), ("secret", "password")]
+)
+def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is(
+    words: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aw_lookahead import _dense_split
 
     rule = next(r for r in builtin_rules() if r.kind == "secret_field")
     source, flags, groups = rule.regex.pattern, rule.regex.flags, rule.groups
-    words = ("password", "secret", "token")
-    pattern = split_form(source, flags, rule.lead, words, groups[:1], "secret")
-    assert pattern is not None
-    folded_calls: list[int] = []
-
-    def folded() -> re.Pattern[str] | None:
-        folded_calls.append(1)
-        return split_form(source, flags & ~re.IGNORECASE, rule.lead, words, groups[:1], "secret")
-
+    forms = [split_form(source, flags, rule.lead, words, groups[:1], "secret")]
+    forms.append(value_split_form(source, flags, rule.lead, words, rule.value_form))
+    folded: list[str] = []
+    without_case = _dense_split._without_case
+    monkeypatch.setattr(
+        _dense_split, "_without_case", lambda s: folded.append(s) or without_case(s)
+    )
     rng = random.Random(21)
     tail = "".join(f"password=v{i:05d}x{rng.choice(('', ' ', chr(10)))} " for i in range(400))
-    for head in ("", "Ünïcode PASSWORD=Abc ", "é", "Token: X\n", "password=abc", "secret=ÉtÉ"):
-        for cut in (0, 1, 7, 11, 12, 40):
-            text = head + tail[:cut] + tail[cut:].replace("x ", "x\n", 3)
-            assert _split_folded(pattern, text, words, folded) == pattern.split(text), (head, cut)
-    # a value running from the head into the tail, and a capital late in the text
-    text = "Password=ÉÉ" + "abc" * 50 + " " + tail
-    assert _split_folded(pattern, text, words, folded) == pattern.split(text)
-    text = tail + "Password=X " + tail
-    assert _split_folded(pattern, text, words, folded) == pattern.split(text)
-    assert folded_calls  # the tail was split on its own
+    tail += "password=\"v x\" password='y z' "
+    for pattern in forms:
+        assert pattern is not None
+        for head in ("", "Ünïcode PASSWORD=Abc ", "é", "Token: X\n", "password=abc", "secret=ÉtÉ"):
+            for cut in (0, 1, 7, 11, 12, 40):
+                text = head + tail[:cut] + tail[cut:].replace("x ", "x\n", 3)
+                want = pattern.split(text)
+                assert _dense_split._split_folded(pattern, text, words) == want, (head, cut)
+        # a value running from the head into the tail, and a capital late in the text
+        for text in ("Password=ÉÉ" + "abc" * 50 + " " + tail, tail + "Password=X " + tail):
+            assert _dense_split._split_folded(pattern, text, words) == pattern.split(text)
+    assert folded  # the tail was split on its own
 
 
 def test_signs_followed_by_placeholders_tell_every_value_is_one() -> None:

@@ -137,8 +137,7 @@ def _split(
     pattern = split_form(source, flags, rule.lead, words, capture, name)
     if pattern is None:
         return None
-    folded = functools.partial(split_form, source, flags & ~re.IGNORECASE, rule.lead, words)
-    parts = _split_folded(pattern, text, words, functools.partial(folded, capture, name))
+    parts = _split_folded(pattern, text, words)
     step = pattern.groups + 1
     many = len(parts) // step
     index = pattern.groupindex
@@ -173,22 +172,23 @@ def _letters_first(words: tuple[str, ...]) -> bool:
     return bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
 
 
-def _split_folded(
-    pattern: re.Pattern[str],
-    text: str,
-    words: tuple[str, ...],
-    folded: Callable[[], re.Pattern[str] | None],
-) -> list[str | Any]:
-    """``pattern.split(text)``; for a case-insensitive ``pattern`` led by ``words``, each
-    led by a letter (:func:`_letters_first`), that looks behind nowhere (what it matches at a
-    place depends on the text from there on), the stretch at the end of ``text`` that is
-    ASCII with no capital letter (half of it or more) is split apart, on its own one-byte
-    copy, by ``folded()``: the same pattern without ``(?i)``, which matches the same there
-    (the pattern is written in lower case, as :attr:`Rule.scan` is). The matches before
-    that stretch are read one by one, and the stretch starts where the last ends, if later:
-    the scan of ``text`` then goes on from there as that of the stretch does."""
+@functools.lru_cache(maxsize=64)
+def _without_case(source: str) -> re.Pattern[str]:
+    """The pattern ``(?i)body`` as ``body``: the same groups, read case-sensitively."""
+    return re.compile(source[len("(?i)") :])
+
+
+def _split_folded(pattern: re.Pattern[str], text: str, words: tuple[str, ...]) -> list[str | Any]:
+    """``pattern.split(text)``; for a pattern ``(?i)body`` led by ``words``, each led by a
+    letter (:func:`_letters_first`), that looks behind nowhere (what it matches at a place
+    depends on the text from there on), the stretch at the end of ``text`` that is ASCII
+    with no capital letter (half of it or more) is split apart, on its own one-byte copy,
+    by ``body`` alone, which matches the same there (the pattern is written in lower case,
+    as :attr:`Rule.scan` is) with the same groups. The matches before that stretch are read
+    one by one, and the stretch starts where the last ends, if later: the scan of ``text``
+    then goes on from there as that of the stretch does."""
     source = pattern.pattern
-    if not pattern.flags & re.IGNORECASE or "(?<" in source.replace("(?P<", ""):
+    if not source.startswith("(?i)") or "(?<" in source.replace("(?P<", ""):
         return pattern.split(text)
     middle = len(text) // 2
     for sample in (text[-_LOOK:], text[middle : middle + _LOOK]):  # at little cost, most texts
@@ -196,9 +196,9 @@ def _split_folded(
             return pattern.split(text)
     marks = text.encode("ascii", "replace").translate(_UNFOLDED)
     start = marks.rfind(b"X") + 1
-    lower = folded() if _letters_first(words) and 2 * start <= len(text) else None
-    if lower is None or lower.groups != pattern.groups:
+    if not _letters_first(words) or 2 * start > len(text):
         return pattern.split(text)
+    lower = _without_case(source)
     parts: list[str | Any] = []
     end = 0
     for match in pattern.finditer(text):
@@ -309,10 +309,7 @@ def _by_wholes(
     if rule.value_form and _letters_first(words):
         form = value_split_form(source, flags, rule.lead, words, rule.value_form)
         if form is not None:
-            folded = functools.partial(
-                value_split_form, source, flags & ~re.IGNORECASE, rule.lead, words, rule.value_form
-            )
-            parts = _split_folded(form, text, words, folded)
+            parts = _split_folded(form, text, words)
             step, index = form.groups + 1, form.groupindex
             values = parts[index[VALUE] :: step]
             if None not in values and "" not in values:
