@@ -76,6 +76,9 @@ _VALUE_FORM = ValueForm(
 _VALUE_FORM_ANY_CASE = ValueForm(
     _VALUE_ANY_CASE, _VALUE_FORM.openers.replace("None", "none"), _VALUE_FORM.value
 )
+# The signs right before the value (ValueForm.signs): of an assignment, of a name's value.
+_ASSIGNED_FORM = _VALUE_FORM._replace(signs=("=",))
+_NAMED_FORM = _VALUE_FORM_ANY_CASE._replace(signs=(":", "=", "：", "%3a", "%3d"))
 
 
 def _mixed(value: str) -> bool:
@@ -310,7 +313,7 @@ def builtin_rules() -> list[Rule]:
             "secret_assignment",
             r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
             label="secret",
-            value_form=_VALUE_FORM._replace(signs=("=",)),
+            value_form=_ASSIGNED_FORM,
             hints=("_key", "_token", "_secret", "_pass", "_pwd"),
             marks=("=",),
             word_start=True,
@@ -322,7 +325,7 @@ def builtin_rules() -> list[Rule]:
                 r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE_ANY_CASE
             ),
             label="secret",
-            value_form=_VALUE_FORM_ANY_CASE._replace(signs=(":", "=", "：", "%3a", "%3d")),
+            value_form=_NAMED_FORM,
             anchored=True,
             # Five searches rule most texts out; the anchors are only looked for after them.
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
