@@ -158,8 +158,8 @@ def starting_with(values: list[str], prefix: str) -> set[str]:
     Where they are rare among tens of thousands, a call per value (``startswith``) would
     cost more than the rest of deciding them: the values are joined by NULs once and
     ``prefix`` after a NUL looked for in that, each place the start of a value. When a
-    value holds a NUL itself (the joined text has more than one between two values), each
-    value is asked instead."""
+    value holds a NUL itself (the joined text has more than one between two values), or
+    more than ``_FEW_STARTING`` values start with ``prefix``, each value is asked instead."""
     if "\0" in prefix or not prefix:
         raise ValueError("prefix must be a non-empty text without NUL")
     joined = "\0".join(values)
