@@ -227,7 +227,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     for row in (
         "_aho_corasick",
         "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
-        " _word_finder _pattern_forms _keyed_hash _json_schema",
+        " _word_finder _pattern_forms _split_forms _keyed_hash _json_schema",
         "_hint_words",
         "_bulk_redaction _secret_rule",
         "_dense_split",

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from aw_lookahead import _split_forms as split_forms
 from aw_lookahead._bulk_redaction import BULK_CHARS, HintWords
-from aw_lookahead._dense_split import _with_heads, split_values
+from aw_lookahead._dense_split import split_values
 from aw_lookahead._keyed_hash import KeyedSha256
 from aw_lookahead._pattern_forms import _CASE_APART, aligned_lower, value_tails
 from aw_lookahead._redact_rules import Rule, builtin_rules, starts_word
@@ -318,7 +319,7 @@ def test_value_groups_have_the_tails_and_heads_the_split_reads() -> None:
         tails = value_tails(source, flags, rule.groups)
         for name, tail in tails.items():
             body = re.sub(r"^\(\?[aiLmsux]+\)", "", source)
-            heads = _with_heads(body, name)
+            heads = split_forms.with_heads(body, name)
             assert heads is not None, (rule.kind, name)
             prefix = source[: len(source) - len(body)]
             with_heads = re.compile(prefix + heads)

@@ -2,8 +2,9 @@
 
 :func:`split_values` runs one ``split`` of the rule's pattern, rewritten so
 that its groups hold, per match, the text before the value
-(:func:`_with_heads`) and the value, the text after it being one fixed text
-(:func:`~aw_lookahead._pattern_forms.value_tails`, read from the parse tree);
+(:func:`~aw_lookahead._split_forms.with_heads`) and the value, the text after it
+being one fixed text (:func:`~aw_lookahead._pattern_forms.value_tails`, read from
+the parse tree);
 where values come from several groups (bare and quoted mixed), the whole match
 and every value group are captured instead (:func:`_by_wholes`), each value's
 tail that of its group. Which value gets which stand-in is decided by the
@@ -19,10 +20,12 @@ import operator
 import re
 from collections.abc import Callable, Collection
 from itertools import chain, compress, islice, repeat
+from typing import Any
 
 from . import _bulk_redaction
 from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
 from ._secret_rule import Rule
+from ._split_forms import HEAD, VALUE, WHOLE, known_head, split_form, value_split_form
 
 __all__ = ["split_values"]
 
@@ -32,117 +35,6 @@ _PROBE = 512
 """The first matches read to tell whether a dense rule's values are many distinct ones."""
 _SAMPLE = 16384
 """How much of a text tells whether a word-led rule is dense in it."""
-
-
-@functools.lru_cache(maxsize=64)
-def _split_form(
-    source: str,
-    flags: int,
-    lead: tuple[str, ...],
-    words: tuple[str, ...],
-    capture: tuple[str, ...],
-    head_of: str = "",
-    whole: bool = False,
-    kept: str = "",
-) -> re.Pattern[str] | None:
-    """``source`` (``(?i)(?:w1|w2|…)rest``, led by the words ``lead``; as it is without
-    ``lead``) led by ``words`` only (the lead words that can occur), its named groups other
-    than ``capture`` made non-capturing (each costs ``split`` a list item per match),
-    without ``(?i)`` when ``flags`` has no IGNORECASE (for text already in lower case);
-    with ``head_of``, the text before that group in a match captured too
-    (:func:`_with_heads`), but for the word when it is known (:func:`_known`); with
-    ``whole``, the whole match captured first (group ``aw_whole``); with ``kept``, no
-    captured group taking a value that starts with it (in this case). None when that
-    cannot be made."""
-    rest = source[len("(?i)(?:" + "|".join(lead) + ")") :] if lead else source
-    for name in re.compile(source).groupindex:
-        if name not in capture:
-            rest = rest.replace(f"(?P<{name}>", "(?:")
-        elif kept:
-            rest = rest.replace(f"(?P<{name}>", f"(?!(?-i:{re.escape(kept)}))(?P<{name}>")
-    body = "(?:" + "|".join(words) + ")" + rest if lead else rest
-    if head_of:
-        with_heads = _with_heads(
-            body, head_of, len(body) - len(rest) if _known(words, flags) else 0
-        )
-        if with_heads is None:
-            return None
-        body = with_heads
-    if whole:
-        if _WHOLE in source:
-            return None
-        body = f"(?P<{_WHOLE}>{body})"
-    return re.compile(("(?i)" if flags & re.IGNORECASE else "") + body)
-
-
-_WHOLE = "aw_whole"
-"""The name of the group that holds the whole match in a split by :func:`_by_wholes`."""
-_HEAD = "aw_head"
-"""The names of the groups :func:`_with_heads` adds: ``aw_head0``, ``aw_head1``, …"""
-
-
-def _known(words: tuple[str, ...], flags: int) -> bool:
-    """Whether every match starts with one known text: one literal word, case-sensitive.
-    (Each text a capture holds costs ``split`` a string per match.)"""
-    return len(words) == 1 and not flags & re.IGNORECASE and re.escape(words[0]) == words[0]
-
-
-def _with_heads(source: str, name: str, skip: int = 0) -> str | None:
-    """``source`` (no global flags) with the text before group ``name`` in a match captured
-    by groups ``aw_head0``, ``aw_head1``, … (in order: their texts joined are that text),
-    but for its first ``skip`` characters (whole items at the top level).
-
-    At each level from the top down to the group, the items of the alternative that
-    holds the way down, before it, are wrapped in one group (which changes no match).
-    None when the pattern is read otherwise than this simple scan of its parentheses
-    can tell (verbose mode, comments, a look-around or conditional on the way)."""
-    if "(?x" in source or "(?#" in source or _HEAD in source:
-        return None
-    closes: dict[int, int] = {}
-    bars: list[tuple[int, int]] = []
-    stack = [-1]
-    i = 0
-    while i < len(source):
-        char = source[i]
-        if char == "\\":
-            i += 1
-        elif char == "[":
-            i += 2 if source.startswith("[^", i) else 1
-            i += source[i] == "]"
-            while source[i] != "]":
-                i += 2 if source[i] == "\\" else 1
-        elif char == "(":
-            stack.append(i)
-        elif char == ")":
-            closes[stack.pop()] = i
-        elif char == "|":
-            bars.append((i, stack[-1]))
-        i += 1
-    target = source.find(f"(?P<{name}>")
-    if target not in closes:
-        return None  # not found, or not where a group opens
-    path = [o for o in sorted(closes) if o < target < closes[o]] + [target]
-    inserts: list[tuple[int, str]] = []
-    for level, (container, child) in enumerate(zip([-1, *path], path, strict=False)):
-        start = _content_start(source, container) if container >= 0 else skip
-        if start is None:
-            return None
-        start = max([start, *(b + 1 for b, inside in bars if inside == container and b < child)])
-        inserts += [(start, f"(?P<{_HEAD}{level}>"), (child, ")")]
-    for at, piece in sorted(inserts, key=lambda item: (item[0], item[1] == ")"), reverse=True):
-        source = source[:at] + piece + source[at:]
-    return source
-
-
-def _content_start(source: str, group: int) -> int | None:
-    """Where the items of the group opening at ``group`` start (-1: the whole pattern);
-    None for a look-around, conditional or back-reference group."""
-    if group < 0:
-        return 0
-    if source[group + 1] != "?":
-        return group + 1
-    head = re.match(r"\(\?(?::|>|P<\w+>|[aiLmsux-]+:)", source[group:])
-    return None if head is None else group + head.end()
 
 
 def _dense(lower: str, words: Collection[str]) -> bool:
@@ -227,7 +119,7 @@ def _split(
         if text == lower:
             flags &= ~re.IGNORECASE
         scan_flags = flags & ~re.IGNORECASE
-        scan = _split_form(source, scan_flags, rule.lead, words, rule.groups)
+        scan = split_form(source, scan_flags, rule.lead, words, rule.groups)
         on = lower  # the same spans as in ``text``
     assert scan is not None
     probe = list(islice(scan.finditer(on), _PROBE))
@@ -242,10 +134,10 @@ def _split(
     if any(not m.group(name) for m in probe):
         return _by_wholes(rule, text, words, flags, tails)
     capture = rule.groups[: rule.groups.index(name) + 1]
-    pattern = _split_form(source, flags, rule.lead, words, capture, name)
+    pattern = split_form(source, flags, rule.lead, words, capture, name)
     if pattern is None:
         return None
-    parts = pattern.split(text)
+    parts = _split_folded(pattern, text, words)
     step = pattern.groups + 1
     many = len(parts) // step
     index = pattern.groupindex
@@ -258,11 +150,66 @@ def _split(
         return None
     if None in values:
         return _by_wholes(rule, text, words, flags, tails)
-    levels = sum(head.startswith(_HEAD) for head in index)
-    heads = [parts[index[f"{_HEAD}{level}"] :: step] for level in range(levels)]
-    if _known(words, flags):
+    levels = sum(head.startswith(HEAD) for head in index)
+    heads = [parts[index[f"{HEAD}{level}"] :: step] for level in range(levels)]
+    if known_head(words, flags):
         heads.insert(0, [words[0]] * many)
     return parts[0::step], heads, values, tails[name]
+
+
+_UNFOLDED = bytes(
+    ord("X") if chr(c).isupper() or c == ord("?") or c > 127 else ord(".") for c in range(256)
+)
+"""Marks the bytes of a text's one-byte copy that may stand for a character other than its
+lower case, or for one that is not ASCII (``?``)."""
+_LOOK = 64
+"""How much of a text's end and middle :func:`_split_folded` looks at before the rest."""
+
+
+def _letters_first(words: tuple[str, ...]) -> bool:
+    """Whether each of ``words`` (lead words, as written in a pattern) starts with a letter
+    that is not optional: every match led by one of them starts with a letter."""
+    return bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
+
+
+@functools.lru_cache(maxsize=64)
+def _without_case(source: str) -> re.Pattern[str]:
+    """The pattern ``(?i)body`` as ``body``: the same groups, read case-sensitively."""
+    return re.compile(source[len("(?i)") :])
+
+
+def _split_folded(pattern: re.Pattern[str], text: str, words: tuple[str, ...]) -> list[str | Any]:
+    """``pattern.split(text)``; for a pattern ``(?i)body`` led by ``words``, each led by a
+    letter (:func:`_letters_first`), that looks behind nowhere (what it matches at a place
+    depends on the text from there on), the stretch at the end of ``text`` that is ASCII
+    with no capital letter (half of it or more) is split apart, on its own one-byte copy,
+    by ``body`` alone, which matches the same there (the pattern is written in lower case,
+    as :attr:`Rule.scan` is) with the same groups. The matches before that stretch are read
+    one by one, and the stretch starts where the last ends, if later: the scan of ``text``
+    then goes on from there as that of the stretch does."""
+    source = pattern.pattern
+    if not source.startswith("(?i)") or "(?<" in source.replace("(?P<", ""):
+        return pattern.split(text)
+    middle = len(text) // 2
+    for sample in (text[-_LOOK:], text[middle : middle + _LOOK]):  # at little cost, most texts
+        if not sample.isascii() or sample != sample.lower():
+            return pattern.split(text)
+    marks = text.encode("ascii", "replace").translate(_UNFOLDED)
+    start = marks.rfind(b"X") + 1
+    if not _letters_first(words) or 2 * start > len(text):
+        return pattern.split(text)
+    lower = _without_case(source)
+    parts: list[str | Any] = []
+    end = 0
+    for match in pattern.finditer(text):
+        if match.start() >= start:
+            break
+        parts += [text[end : match.start()], *match.groups()]
+        end = match.end()
+    start = max(start, end)
+    rest = lower.split(text[start:])
+    rest[0] = text[end:start] + (rest[0] or "")
+    return parts + rest
 
 
 def _all_kept(
@@ -277,9 +224,13 @@ def _all_kept(
     """Whether the value of every match in ``on`` (``texts``: it, ``text`` and ``lower``;
     ``on`` is one of them) starts with ``kept``, given that the values of the first
     (``probe``, ``firsts``) do: they are all the matches, or the pattern with a value not
-    starting with it (:func:`_split_form`) is found nowhere after them. (Where the pattern
-    matches with such a value, that form matches there or before.) In ``lower``, ``kept``
-    is looked for in lower case when each of its places there is one in ``text``."""
+    starting with it (:func:`~aw_lookahead._split_forms.split_form`) is found nowhere after
+    them. (Where the pattern matches with such a value, that form matches there or before.)
+    In ``lower``, ``kept`` is looked for in lower case when each of its places there is one
+    in ``text``. Before that search, the signs that stand before every value
+    (:attr:`ValueForm.signs <aw_lookahead._split_forms.ValueForm.signs>`) are counted:
+    where each is followed right away by ``kept`` (:func:`_signs_kept`), so is every
+    value, and the search is not needed."""
     if not firsts or not all(map(operator.methodcaller("startswith", kept), firsts)):
         return False
     if len(probe) < _PROBE:
@@ -290,8 +241,32 @@ def _all_kept(
         mark = kept.lower()
         if text.count(kept) != lower.count(mark):
             return False
-    form = _split_form(rule.regex.pattern, flags, rule.lead, words, rule.groups, kept=mark)
+    signs = rule.value_form.signs if rule.value_form is not None else ()
+    if _signs_kept(on, signs, mark, probe[-1].end()):
+        return True
+    form = split_form(rule.regex.pattern, flags, rule.lead, words, rule.groups, kept=mark)
     return form is not None and form.search(on, probe[-1].end()) is None
+
+
+def _signs_kept(on: str, signs: tuple[str, ...], mark: str, start: int) -> bool:
+    """Whether every place of each of ``signs`` in ``on`` from ``start`` on is followed
+    right away by ``mark``, told by counting: ``sign + mark`` holds ``sign`` only at its
+    start and ``sign`` cannot overlap itself, so each place of ``sign + mark`` is one of
+    ``sign`` and the counts agree only when all are. Then in a match from ``start`` on,
+    its value, which follows one of ``signs`` but for whitespace and one opening quote,
+    starts with ``mark`` when that starts with neither (the sign's place is followed by
+    ``mark``, so the whitespace and quote are empty)."""
+    if not signs or not mark or mark[0].isspace() or mark[0] in "\"'\\%":
+        return False
+    for sign in signs:
+        whole = sign + mark
+        if not sign or whole.find(sign, 1) >= 0:
+            return False
+        if any(sign[k:] == sign[: len(sign) - k] for k in range(1, len(sign))):
+            return False
+        if on.find(sign[0], start) >= 0 and on.count(sign, start) != on.count(whole, start):
+            return False  # (a sign whose first character is absent is not counted)
+    return True
 
 
 def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str] | None:
@@ -304,7 +279,7 @@ def _unled(rule: Rule, lower: str, has: Callable[[str], bool]) -> re.Pattern[str
         return None
     if rule.regex.flags & re.IGNORECASE or not _dense(lower, list(filter(has, rule.hints))):
         return None
-    return _split_form(source, rule.regex.flags, (), (), rule.groups)
+    return split_form(source, rule.regex.flags, (), (), rule.groups)
 
 
 def _read(text: str) -> Callable[[tuple[int, int]], str]:
@@ -318,22 +293,36 @@ def _by_wholes(
     words: tuple[str, ...],
     flags: int,
     tails: dict[str, str],
-) -> tuple[list[str], list[list[str]], list[str], list[str]] | None:
+) -> _Split | None:
     """:func:`split_values` where values come from several groups (bare and quoted mixed):
     one ``split`` capturing each whole match and every value group; the value of a match
     is the one group that took part in it (None when not exactly one did, when it is
     empty, or when it has no fixed tail), the text before it the whole match less the
-    value and its group's tail."""
+    value and its group's tail.
+
+    Where every match starts with one of ``words`` (with a letter) and the rule has a
+    :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead: one
+    group holds the value, whichever alternative took it, one the text before it, and
+    what follows the value (its closing quote) stays in the stretch after the match,
+    where no match can start."""
+    source = rule.regex.pattern
+    if rule.value_form and _letters_first(words):
+        form = value_split_form(source, flags, rule.lead, words, rule.value_form)
+        if form is not None:
+            parts = _split_folded(form, text, words)
+            step, index = form.groups + 1, form.groupindex
+            values = parts[index[VALUE] :: step]
+            if None not in values and "" not in values:
+                return parts[0::step], [parts[index[f"{HEAD}0"] :: step]], values, ""
     if not set(rule.groups) <= set(tails):
         return None
-    source = rule.regex.pattern
-    pattern = _split_form(source, flags, rule.lead, words, rule.groups, whole=True)
+    pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True)
     if pattern is None:
         return None
     parts = pattern.split(text)
     step = pattern.groups + 1
     index = pattern.groupindex
-    wholes = parts[index[_WHOLE] :: step]
+    wholes = parts[index[WHOLE] :: step]
     many = len(wholes)
     columns = [parts[index[g] :: step] for g in rule.groups]
     absent = set(map(tuple.count, zip(*columns, strict=True), repeat(None)))

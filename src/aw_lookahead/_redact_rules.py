@@ -13,6 +13,7 @@ import re
 
 from ._pattern_forms import WORD_START, starts_word
 from ._secret_rule import Rule
+from ._split_forms import ValueForm
 
 __all__ = ["WORD_START", "Rule", "builtin_rules", "secret_field", "starts_word"]
 
@@ -58,12 +59,26 @@ _SECRET_HINTS = (
 )  # fmt: skip
 # A bare value (stops at quotes, separators, JSON escapes), or a quoted one. Quantifiers
 # are possessive: a value is read once, never re-scanned from a later start.
-_VALUE = (
-    r"(?:\"(?P<dq>[^\"\\\n]{1,256}+)\"|'(?P<sq>[^'\\\n]{1,256}+)'"
-    r"|(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
-    r"(?P<secret>[^\s\"'\\,;&}\]\)>]{3,}+))"
-)
+_DQ, _SQ = r"[^\"\\\n]{1,256}+", r"[^'\\\n]{1,256}+"
+_BARE = r"[^\s\"'\\,;&}\]\)>]{3,}+"
+_OPEN = r"(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
+_VALUE = rf"(?:\"(?P<dq>{_DQ})\"|'(?P<sq>{_SQ})'|{_OPEN}(?P<secret>{_BARE}))"
 _VALUE_ANY_CASE = _VALUE.replace("None", "none")  # the same under (?i), and lower-case
+# The same alternatives for a dense split (Rule.value_form): the opening quote is read
+# before the value, which one group holds whatever its kind, and the closing quote is
+# looked ahead at (no name starts with it). Backtracking tries the alternatives in the
+# same order: a quote, then its value up to the closing quote; else the bare value.
+_VALUE_FORM = ValueForm(
+    _VALUE,
+    rf"(?:(?P<aw_q1>\")|(?P<aw_q2>')|{_OPEN})",
+    rf"(?P<aw_value>(?(aw_q1){_DQ}(?=\")|(?(aw_q2){_SQ}(?=')|{_BARE})))",
+)
+_VALUE_FORM_ANY_CASE = ValueForm(
+    _VALUE_ANY_CASE, _VALUE_FORM.openers.replace("None", "none"), _VALUE_FORM.value
+)
+# The signs right before the value (ValueForm.signs): of an assignment, of a name's value.
+_ASSIGNED_FORM = _VALUE_FORM._replace(signs=("=",))
+_NAMED_FORM = _VALUE_FORM_ANY_CASE._replace(signs=(":", "=", "：", "%3a", "%3d"))
 
 
 def _mixed(value: str) -> bool:
@@ -250,6 +265,7 @@ def builtin_rules() -> list[Rule]:
                 r"(?:=|\s+)" + _VALUE
             ),
             label="secret",
+            value_form=_VALUE_FORM,
             hints=("pass", "secret", "token", "api-key", "apikey", "cookie"),
         ),
         Rule(
@@ -271,6 +287,7 @@ def builtin_rules() -> list[Rule]:
             "password_option",
             r(rf"{_START}(?:sshpass|login)\b{_ARGS}\s-p[\s=]*" + _VALUE),
             label="secret",
+            value_form=_VALUE_FORM,
             anchored=True,
             hints=("sshpass", "login"),
         ),
@@ -278,6 +295,7 @@ def builtin_rules() -> list[Rule]:
             "curl_cookie",
             r(_START + r"curl\b" + _ARGS + r"\s-b\s*" + _VALUE),
             label="secret",
+            value_form=_VALUE_FORM,
             anchored=True,
             hints=("curl",),
         ),
@@ -295,6 +313,7 @@ def builtin_rules() -> list[Rule]:
             "secret_assignment",
             r(r"[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)\s*=\s*" + _VALUE),
             label="secret",
+            value_form=_ASSIGNED_FORM,
             hints=("_key", "_token", "_secret", "_pass", "_pwd"),
             marks=("=",),
             word_start=True,
@@ -306,6 +325,7 @@ def builtin_rules() -> list[Rule]:
                 r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*(?:[:=：]|%3[ad])\s*" + _VALUE_ANY_CASE
             ),
             label="secret",
+            value_form=_NAMED_FORM,
             anchored=True,
             # Five searches rule most texts out; the anchors are only looked for after them.
             hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),

@@ -34,7 +34,7 @@ from ._hint_words import FEW_EDITS
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
-from ._value_splice import first_new, rewrite_all, splice_values, values_of
+from ._value_splice import first_new, rewrite_all, splice_values, starting_with, values_of
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
 
@@ -218,7 +218,7 @@ class RuleApplication:
         starts = list(map(operator.itemgetter(0), spans))
         stops = list(map(operator.itemgetter(1), spans))
         values = list(map(text.__getitem__, map(slice, starts, stops)))
-        prefixed = map(operator.methodcaller("startswith", PLACEHOLDER_PREFIX), values)
+        prefixed = map(str.startswith, values, repeat(PLACEHOLDER_PREFIX))
         if rule.accept is not None or any(prefixed):
             return [self._stand_in(rule, learned, made, text, m) for m in matches]
         kind = rule.label or rule.kind
@@ -313,10 +313,10 @@ class RuleApplication:
         cannot fill the memory of placeholders (it would start over meanwhile); else None.
         """
         every, kept_as_is = values, dict[str, str]()
-        if PLACEHOLDER_PREFIX in text and any(map(_IS_PLACEHOLDER, values)):
-            marks = set(filter(_IS_PLACEHOLDER, values))
+        marks = starting_with(values, PLACEHOLDER_PREFIX) if PLACEHOLDER_PREFIX in text else ()
+        if marks:
             kept_as_is = dict(zip(marks, marks, strict=True))
-            values = list(filterfalse(_IS_PLACEHOLDER, values))
+            values = list(filterfalse(marks.__contains__, values))
         seen = set(values)
         if len(seen) < _bulk_redaction._DECIDE_ALL:
             return None
@@ -355,6 +355,13 @@ class RuleApplication:
                 made.add(shared)
         if kept_as_is:
             decided = {**decided, **kept_as_is}
+        elif (
+            decided is learned
+            and not again
+            and len(seen) == len(values) == len(every)
+            and kept == values[: len(kept)]
+        ):  # each value once, none decided before, the first ones new: the rest shared
+            return [*keyed, *repeat(shared, len(values) - len(kept))]
         return list(map(decided.get, every, repeat(shared)))
 
     def _keyed(self, kind: str, values: list[str]) -> list[str]:

@@ -32,6 +32,7 @@ from ._pattern_forms import (
     runs_of,
     starts_word,
 )
+from ._split_forms import ValueForm
 from ._word_finder import AllPlaces
 
 __all__ = ["Places", "Rule", "aligned_copies", "aligned_lower"]
@@ -76,6 +77,9 @@ class Rule:
     marks: tuple[str, ...] = ()
     """Lower-case substrings one of which every match holds besides a hint (the sign between
     a name and its value, ``=`` or ``:``): a text with none of them is skipped too."""
+    value_form: ValueForm | None = None
+    """For a pattern ending in alternative value groups, its form for a dense split (what
+    follows a value, looked ahead at there, holds no letter)."""
     branches: tuple[tuple[str, re.Pattern[str]], ...] = field(default=(), init=False, compare=False)
     """From :attr:`lead`: each word's literal start with ``word + rest`` compiled, run over the
     lower-cased text; a pattern led by a literal is scanned for as fast as a substring."""

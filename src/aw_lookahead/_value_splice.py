@@ -23,8 +23,10 @@ from itertools import compress, filterfalse, islice, repeat
 
 from ._secret_rule import Rule
 
-__all__ = ["first_new", "rewrite_all", "splice_values", "values_of"]
+__all__ = ["first_new", "rewrite_all", "splice_values", "starting_with", "values_of"]
 
+_FEW_STARTING = 64
+"""Up to this many values starting with a prefix, :func:`starting_with` finds them one by one."""
 _LAST_GROUP = operator.attrgetter("lastgroup")
 _STRING = operator.attrgetter("string")
 
@@ -148,3 +150,26 @@ def first_new(values: list[str], learned: dict[str, str], room: int, *, all_new:
         if len(fresh) == room or size >= len(values):
             return fresh
         size *= 4
+
+
+def starting_with(values: list[str], prefix: str) -> set[str]:
+    """The values that start with ``prefix`` (a non-empty text with no NUL).
+
+    Where they are rare among tens of thousands, a call per value (``startswith``) would
+    cost more than the rest of deciding them: the values are joined by NULs once and
+    ``prefix`` after a NUL looked for in that, each place the start of a value. When a
+    value holds a NUL itself (the joined text has more than one between two values), or
+    more than ``_FEW_STARTING`` values start with ``prefix``, each value is asked instead."""
+    if "\0" in prefix or not prefix:
+        raise ValueError("prefix must be a non-empty text without NUL")
+    joined = "\0".join(values)
+    many = joined.count("\0" + prefix)
+    if joined.count("\0") != max(len(values) - 1, 0) or many > _FEW_STARTING:
+        return set(filter(operator.methodcaller("startswith", prefix), values))
+    found = {values[0]} if values and values[0].startswith(prefix) else set()
+    at = joined.find("\0" + prefix)
+    while at >= 0:
+        end = joined.find("\0", at + 1)
+        found.add(joined[at + 1 : end if end >= 0 else len(joined)])
+        at = joined.find("\0" + prefix, at + 1)
+    return found

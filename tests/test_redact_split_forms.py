@@ -1,0 +1,190 @@
+"""The split forms of dense rules (``_split_forms``) and the placeholder look-up in bulk.
+
+A rule's value form must find each match where the rule does, its value where
+``value_span`` points and the text before it; a dense mixed bare/quoted text
+read by ``split`` must put back together into the text; a lower-case tail split
+on its own gives what the whole split gives; the values starting with a prefix
+are those ``startswith`` tells.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from aw_lookahead._dense_split import split_values
+from aw_lookahead._redact_rules import builtin_rules
+from aw_lookahead._split_forms import VALUE, split_form, value_split_form
+from aw_lookahead._value_splice import starting_with
+
+
+def _mixed(rng: random.Random, n: int) -> str:
+    forms = ('"{}"', "'{}'", "{}", '\\"{}\\"', '"{} x"', '"{}', "%22{}%22", "'{}")
+    names = ("password", "Secret", "TOKEN", "api_key", "passwd")
+    seps = ("=", ": ", " = ", "%3D", ":")
+    return "".join(
+        f"{rng.choice(names)}{rng.choice(seps)}{rng.choice(forms).format(f'v{i:05d}')}"
+        f"{rng.choice((' ', ', ', chr(10), '', 'é'))}"
+        for i in range(n)
+    )
+
+
+def test_dense_mixed_values_split_back_into_the_text() -> None:
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    rng = random.Random(5)
+    taken = 0
+    for _ in range(12):
+        text = _mixed(rng, 3000)
+        lower = text.lower()
+        split = split_values(rule, text, lower, lower.__contains__)
+        if split is None:
+            continue
+        taken += 1
+        gaps, heads, values, tails = split
+        want = [text[slice(*rule.value_span(m))] for m in rule.regex.finditer(text)]
+        assert values == want
+        ends = [tails] * len(values) if isinstance(tails, str) else tails
+        pieces = [
+            p for i, v in enumerate(values) for p in (gaps[i], *(h[i] for h in heads), v, ends[i])
+        ]
+        assert "".join(pieces) + gaps[-1] == text
+    assert taken >= 6
+
+
+def test_values_starting_with_a_prefix() -> None:
+    rng = random.Random(9)
+    prefix = "[REDACTED_"
+    for many in (0, 1, 5, 64, 65, 300):
+        values = [f"v{i}" for i in range(2000)]
+        for at in rng.sample(range(len(values)), many):
+            values[at] = f"{prefix}X_{at:06x}]"
+        values[7] = f"x{prefix}inside"  # the prefix, not at the start
+        want = {v for v in values if v.startswith(prefix)}
+        assert starting_with(values, prefix) == want
+        with_nul = [*values[:3], f"a\0{prefix}b", *values[3:]]  # a NUL inside a value
+        assert starting_with(with_nul, prefix) == want
+    assert starting_with([f"{prefix}a"], prefix) == {f"{prefix}a"}
+    assert starting_with([], prefix) == set()
+    with pytest.raises(ValueError, match="NUL"):
+        starting_with(["a"], "\0x")
+
+
+def _fuzz(rng: random.Random) -> str:
+    forms = ('"{}"', "'{}'", "{}", '\\"{}\\"', '"{} x"', '"{}', "%22{}%22", "'{}", "\"{}'", "'{} y")
+    forms += ('"null"', "null", "None", "{}\\", '""', "''", '"', " ", "{}" + "w" * 300)
+    names = ("password", "Secret", "TOKEN", "api_key", "passwd", "secret_key", "пароль")
+    names += ("DB_PASSWORD", "X_API_KEY", "--password", "--api-key", "sshpass -p", "curl -b")
+    seps = ("=", ": ", " = ", "%3D", ":", "：", '":', '" : ', "] =", " ")
+    values = ("v{}", "a", "ab", "abc", "x y", "é{}", 'a"b', "a'b", "z" * 300)
+    ends = (" ", ", ", "\n", "", "é", '"', "'")
+    return "".join(
+        rng.choice(names)
+        + rng.choice(seps)
+        + rng.choice(forms).format(rng.choice(values).format(i))
+        + rng.choice(ends)
+        for i in range(rng.randint(1, 8))
+    )
+
+
+def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
+    rules = [r for r in builtin_rules() if r.value_form]
+    assert {r.kind for r in rules} >= {"secret_field", "secret_assignment"}
+    rng = random.Random(11)
+    texts = [_fuzz(rng) for _ in range(3000)]
+    for rule in rules:
+        pattern, flags = rule.regex.pattern, rule.regex.flags
+        assert rule.value_form is not None
+        assert pattern.endswith(rule.value_form.end)
+        form = value_split_form(pattern, flags, rule.lead, rule.lead, rule.value_form)
+        signs = None
+        if rule.value_form.signs:  # one of them right before the value, but for these
+            either = "|".join(map(re.escape, rule.value_form.signs))
+            signs = re.compile(rf"(?:{either})\s*(?:\\?[\"']|%2[27])?\Z")
+        assert form is not None, rule.kind
+        found = 0
+        for text in texts:
+            want = [(m.start(), rule.value_span(m)) for m in rule.regex.finditer(text)]
+            got = list(form.finditer(text))
+            assert [(m.start(), m.span(VALUE)) for m in got] == want, (rule.kind, text)
+            for m in got:
+                assert m.group("aw_head0") == text[m.start() : m.start(VALUE)]
+                if signs is not None:
+                    assert signs.search(m.group("aw_head0").lower()), (rule.kind, m.group())
+            found += len(got)
+        assert found > 100, rule.kind
+
+
+@pytest.mark.parametrize(
+    "words", [("password", "secret", "token"), ("password",), ("secret", "password")]
+)
+def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is(
+    words: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aw_lookahead import _dense_split
+
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    source, flags, groups = rule.regex.pattern, rule.regex.flags, rule.groups
+    forms = [split_form(source, flags, rule.lead, words, groups[:1], "secret")]
+    forms.append(value_split_form(source, flags, rule.lead, words, rule.value_form))
+    folded: list[str] = []
+    without_case = _dense_split._without_case
+    monkeypatch.setattr(
+        _dense_split, "_without_case", lambda s: folded.append(s) or without_case(s)
+    )
+    rng = random.Random(21)
+    tail = "".join(f"password=v{i:05d}x{rng.choice(('', ' ', chr(10)))} " for i in range(400))
+    tail += "password=\"v x\" password='y z' "
+    for pattern in forms:
+        assert pattern is not None
+        for head in ("", "Ünïcode PASSWORD=Abc ", "é", "Token: X\n", "password=abc", "secret=ÉtÉ"):
+            for cut in (0, 1, 7, 11, 12, 40):
+                text = head + tail[:cut] + tail[cut:].replace("x ", "x\n", 3)
+                want = pattern.split(text)
+                assert _dense_split._split_folded(pattern, text, words) == want, (head, cut)
+        # a value running from the head into the tail, and a capital late in the text
+        for text in ("Password=ÉÉ" + "abc" * 50 + " " + tail, tail + "Password=X " + tail):
+            assert _dense_split._split_folded(pattern, text, words) == pattern.split(text)
+    assert folded  # the tail was split on its own
+
+
+def test_signs_followed_by_placeholders_tell_every_value_is_one() -> None:
+    from aw_lookahead._dense_split import _signs_kept
+
+    mark = "[redacted_"
+    lines = "".join(f"api_key=[redacted_secret_{i:06x}]\n" for i in range(500))
+    assert _signs_kept(lines, ("=", ":"), mark, 0)
+    assert not _signs_kept(lines + "token: x\n", ("=", ":"), mark, 0)
+    assert not _signs_kept(lines + "a=b\n", ("=",), mark, 0)
+    assert _signs_kept("a=b\n" + lines, ("=",), mark, 4)  # before ``start``: not counted
+    assert not _signs_kept(lines, (), mark, 0)
+    assert not _signs_kept(lines, ("==",), mark, 0)  # a sign that overlaps itself
+    assert not _signs_kept(lines, ("_",), "[redacted_", 0)  # a sign inside the mark
+    assert not _signs_kept(lines, ("=",), '"x', 0)  # a mark an opening quote could start
+
+
+@pytest.mark.parametrize(
+    "last",
+    ["", 'API_KEY="[REDACTED_SECRET_0a1b2c]"\n', "api_key = hunter2hunter\n", "token:x1y2z3\n"],
+)
+def test_placeholders_told_by_signs_as_by_the_search(
+    last: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aw_lookahead import _dense_split
+    from aw_lookahead.redact import Redactor
+
+    text = "".join(f"API_KEY=v{i:07d}x\n" for i in range(3000)) + last
+    key = b"signs-key-16byte"
+    told: list[bool] = []
+    signs_kept = _dense_split._signs_kept
+    monkeypatch.setattr(
+        _dense_split, "_signs_kept", lambda *a: told.append(signs_kept(*a)) or told[-1]
+    )
+    fast = Redactor(key=key).text(text)
+    assert told
+    assert told[0] is (last == "")
+    monkeypatch.setattr(_dense_split, "_signs_kept", lambda *a: False)
+    assert fast == Redactor(key=key).text(text)
+    assert "v0002999x" not in fast
+    assert "hunter2hunter" not in fast
