@@ -60,3 +60,21 @@ def test_a_rule_whose_values_are_all_placeholders_keeps_the_text(
     assert "v0002999x" not in out
     assert "hunter2hunter" not in out
     assert "[Redacted_0a1b2c" not in out
+
+
+@pytest.mark.parametrize(
+    "marked", [(0,), (1, 2, 2999), (5, 5, 1500, 2998), tuple(range(0, 3000, 40))]
+)
+def test_placeholder_values_among_distinct_ones_keep_their_places(
+    marked: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values that are placeholders (at the start, between, at the end, the same one twice,
+    or more than are looked up by place) are kept where they are; the distinct others
+    get keyed placeholders up to the cap and the shared one past it, as match by match."""
+    units = [f"password=v{i:07d}x " for i in range(3000)]
+    for at in marked:
+        units[at] = f"password=[REDACTED_SECRET_{at % 7:06x}] "
+    text = "".join(units)
+    out = Redactor(key=_KEY).text(text)
+    assert out == _per_match(text, monkeypatch)
+    assert out.count("[REDACTED_SECRET_000000]") == sum(at % 7 == 0 for at in marked)

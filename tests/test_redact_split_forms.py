@@ -4,7 +4,8 @@ A rule's value form must find each match where the rule does, its value where
 ``value_span`` points and the text before it; a dense mixed bare/quoted text
 read by ``split`` must put back together into the text; a lower-case tail split
 on its own gives what the whole split gives; the values starting with a prefix
-are those ``startswith`` tells.
+are those ``startswith`` tells, at the indexes it tells, and they are taken out
+and put back in place.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ import pytest
 from aw_lookahead._dense_split import split_values
 from aw_lookahead._redact_rules import builtin_rules
 from aw_lookahead._split_forms import VALUE, split_form, value_split_form
-from aw_lookahead._value_splice import starting_with
+from aw_lookahead._value_splice import (
+    apart_from,
+    places_starting_with,
+    starting_with,
+    with_places,
+    without_places,
+)
 
 
 def _mixed(rng: random.Random, n: int) -> str:
@@ -69,6 +76,33 @@ def test_values_starting_with_a_prefix() -> None:
     assert starting_with([], prefix) == set()
     with pytest.raises(ValueError, match="NUL"):
         starting_with(["a"], "\0x")
+
+
+def test_places_of_values_starting_with_a_prefix_taken_out_and_put_back() -> None:
+    rng = random.Random(11)
+    prefix = "[REDACTED_"
+    for many in (0, 1, 2, 5, 64, 65):
+        values = [f"v{i}" for i in range(3000)]
+        for at in rng.sample(range(len(values)), many):
+            values[at] = f"{prefix}X_{at % 3}]"  # some repeated
+        values[0] = f"{prefix}first]" if many % 2 else "v0"  # the first value (no NUL before)
+        values[-1] = f"{prefix}last]" if many % 2 else values[-1]  # and the last
+        values[9] = f"x{prefix}inside"
+        want = [i for i, v in enumerate(values) if v.startswith(prefix)]
+        places = places_starting_with(values, prefix)
+        after_first = sum(1 for i in want if i > 0)  # each found after a NUL
+        assert places == (want if after_first <= 64 else None)
+        rest, marks, at = apart_from(values, prefix)
+        assert rest == [v for v in values if not v.startswith(prefix)]
+        assert marks == {values[i] for i in want}
+        assert at == places
+        assert with_places(rest, want, values) == values
+        assert without_places(values, want) == rest
+    with_nul = ["a", f"b\0{prefix}c", f"{prefix}d"]
+    assert places_starting_with(with_nul, prefix) is None  # a NUL inside a value
+    assert apart_from(with_nul, prefix) == (["a", f"b\0{prefix}c"], {f"{prefix}d"}, None)
+    assert places_starting_with([], prefix) == []
+    assert with_places(["a", "b"], [0, 3], ["X", "a", "b", "Y"]) == ["X", "a", "b", "Y"]
 
 
 def _fuzz(rng: random.Random) -> str:

@@ -20,9 +20,9 @@ import logging
 import operator
 import re
 from collections.abc import Callable, Iterable
-from itertools import filterfalse, repeat
+from itertools import repeat
 
-from . import _bulk_redaction
+from . import _bulk_redaction, _value_splice
 from ._bulk_redaction import (
     BULK_CHARS,
     HintWords,
@@ -34,7 +34,7 @@ from ._hint_words import FEW_EDITS
 from ._keyed_hash import KeyedSha256
 from ._secret_rule import Rule, aligned_copies
 from ._seen_secrets import KnownSecrets
-from ._value_splice import first_new, rewrite_all, splice_values, starting_with, values_of
+from ._value_splice import first_new, rewrite_all, splice_values, values_of
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "STAND_INS_KEPT", "RuleApplication"]
 
@@ -312,11 +312,11 @@ class RuleApplication:
         same here where the other values are distinct (one match each) and remembering them
         cannot fill the memory of placeholders (it would start over meanwhile); else None.
         """
-        every, kept_as_is = values, dict[str, str]()
-        marks = starting_with(values, PLACEHOLDER_PREFIX) if PLACEHOLDER_PREFIX in text else ()
+        every, kept_as_is, places, marks = values, dict[str, str](), None, set[str]()
+        if PLACEHOLDER_PREFIX in text:
+            values, marks, places = _value_splice.apart_from(values, PLACEHOLDER_PREFIX)
         if marks:
             kept_as_is = dict(zip(marks, marks, strict=True))
-            values = list(filterfalse(marks.__contains__, values))
         seen = set(values)
         if len(seen) < _bulk_redaction._DECIDE_ALL:
             return None
@@ -353,15 +353,19 @@ class RuleApplication:
                 made.update(before.values())
             if over > len(before):
                 made.add(shared)
-        if kept_as_is:
-            decided = {**decided, **kept_as_is}
-        elif (
+        if (
             decided is learned
             and not again
-            and len(seen) == len(values) == len(every)
+            and len(seen) == len(values)
+            and (places is not None or len(values) == len(every))
             and kept == values[: len(kept)]
         ):  # each value once, none decided before, the first ones new: the rest shared
-            return [*keyed, *repeat(shared, len(values) - len(kept))]
+            rest = [*keyed, *repeat(shared, len(values) - len(kept))]
+            return (
+                _value_splice.with_places(rest, places, every) if places else rest
+            )  # marks as they are
+        if kept_as_is:
+            decided = {**decided, **kept_as_is}
         return list(map(decided.get, every, repeat(shared)))
 
     def _keyed(self, kind: str, values: list[str]) -> list[str]:

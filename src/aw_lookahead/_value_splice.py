@@ -23,10 +23,20 @@ from itertools import compress, filterfalse, islice, repeat
 
 from ._secret_rule import Rule
 
-__all__ = ["first_new", "rewrite_all", "splice_values", "starting_with", "values_of"]
+__all__ = [
+    "apart_from",
+    "first_new",
+    "places_starting_with",
+    "rewrite_all",
+    "splice_values",
+    "starting_with",
+    "values_of",
+    "with_places",
+    "without_places",
+]
 
 _FEW_STARTING = 64
-"""Up to this many values starting with a prefix, :func:`starting_with` finds them one by one."""
+"""Up to this many values starting with a prefix, :func:`places_starting_with` finds them."""
 _LAST_GROUP = operator.attrgetter("lastgroup")
 _STRING = operator.attrgetter("string")
 
@@ -156,20 +166,70 @@ def starting_with(values: list[str], prefix: str) -> set[str]:
     """The values that start with ``prefix`` (a non-empty text with no NUL).
 
     Where they are rare among tens of thousands, a call per value (``startswith``) would
-    cost more than the rest of deciding them: the values are joined by NULs once and
-    ``prefix`` after a NUL looked for in that, each place the start of a value. When a
-    value holds a NUL itself (the joined text has more than one between two values), or
-    more than ``_FEW_STARTING`` values start with ``prefix``, each value is asked instead."""
+    cost more than the rest of deciding them: they are read from :func:`places_starting_with`.
+    Where that gives None, each value is asked instead."""
+    places = places_starting_with(values, prefix)
+    if places is None:
+        return set(filter(operator.methodcaller("startswith", prefix), values))
+    return set(map(values.__getitem__, places))
+
+
+def places_starting_with(values: list[str], prefix: str) -> list[int] | None:
+    """The indexes (in order) of the values that start with ``prefix`` (a non-empty text with
+    no NUL), found without a call per value: the values are joined by NULs once and
+    ``prefix`` after a NUL looked for in that, each place the start of a value, whose index
+    is the count of NULs before it (counted on from the place before). None when a value
+    holds a NUL itself (the joined text has more than one between two values), or more
+    than ``_FEW_STARTING`` values start with ``prefix``."""
     if "\0" in prefix or not prefix:
         raise ValueError("prefix must be a non-empty text without NUL")
     joined = "\0".join(values)
-    many = joined.count("\0" + prefix)
-    if joined.count("\0") != max(len(values) - 1, 0) or many > _FEW_STARTING:
-        return set(filter(operator.methodcaller("startswith", prefix), values))
-    found = {values[0]} if values and values[0].startswith(prefix) else set()
-    at = joined.find("\0" + prefix)
+    mark = "\0" + prefix
+    if joined.count("\0") != max(len(values) - 1, 0) or joined.count(mark) > _FEW_STARTING:
+        return None
+    places = [0] if values and values[0].startswith(prefix) else []
+    index, counted = 0, 0
+    at = joined.find(mark)
     while at >= 0:
-        end = joined.find("\0", at + 1)
-        found.add(joined[at + 1 : end if end >= 0 else len(joined)])
-        at = joined.find("\0" + prefix, at + 1)
-    return found
+        index += joined.count("\0", counted, at + 1)
+        counted = at + 1
+        places.append(index)
+        at = joined.find(mark, at + 1)
+    return places
+
+
+def apart_from(values: list[str], prefix: str) -> tuple[list[str], set[str], list[int] | None]:
+    """``values`` less those that start with ``prefix`` (a non-empty text with no NUL), those
+    (each once), and their indexes in ``values`` (:func:`places_starting_with`; None where
+    it gives none: then each value was asked)."""
+    places = places_starting_with(values, prefix)
+    if places is None:
+        marks = set(filter(operator.methodcaller("startswith", prefix), values))
+        return list(filterfalse(marks.__contains__, values)), marks, None
+    return without_places(values, places), set(map(values.__getitem__, places)), places
+
+
+def without_places(values: list[str], places: list[int]) -> list[str]:
+    """``values`` less those at ``places`` (indexes, in order, distinct): slices copied."""
+    kept: list[str] = []
+    last = 0
+    for at in places:
+        kept += values[last:at]
+        last = at + 1
+    kept += values[last:]
+    return kept
+
+
+def with_places(rest: list[str], places: list[int], every: list[str]) -> list[str]:
+    """The inverse of :func:`without_places`: ``rest`` with ``every[i]`` put back at each
+    index ``i`` of ``places`` (in order, distinct), where
+    ``rest == without_places(every, places)`` has its length."""
+    done: list[str] = []
+    taken = 0
+    for at in places:
+        step = at - len(done)
+        done += rest[taken : taken + step]
+        done.append(every[at])
+        taken += step
+    done += rest[taken:]
+    return done
