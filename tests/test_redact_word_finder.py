@@ -135,3 +135,56 @@ def test_places_moved_through_rewrites_are_where_find_finds_them(
         assert hints._chains
         for word in words:
             assert _places(hints, word) == _want(text.lower(), word), word
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    pieces, last = [], 0
+    for start, end, new in edits:
+        pieces += [text[last:start], new]
+        last = end
+    return "".join([*pieces, text[last:]])
+
+
+@pytest.mark.parametrize("shift", [0, 9000, -9000, 17000])
+def test_stretches_carried_through_edits_find_what_find_finds(shift: int) -> None:
+    """After a few edits, the stretches of the text before are carried (widened by their
+    neighbours and, about the edits, by the bytes put in) unless something moved by a
+    stretch or more: a word put in by an edit, or moved into another stretch, is found."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    stretch = 16384
+    dump = "".join(f"password=v{i:07d}x " for i in range(40000))
+    text = (readme[:20000] + dump).lower()
+    kq = 6 * stretch - 5000 if shift >= 0 else 6 * stretch + 5000
+    text = text[:kq] + "kq" + text[kq + 2 :]  # its letters are nowhere else in the dump
+    text = text[:50] + "\x01\x02" + text[52:]  # bytes in the first stretch only
+    mark = "[redacted_secret_0a1b2c]"
+    edits = [(120, 125, mark), (30000, 30009, mark)]
+    if shift > 0:
+        edits.append((40000, 40001, "y" * (shift + 1)))
+    elif shift < 0:
+        edits.append((40000, 40000 - shift, ""))
+    edits += [(kq + 8000, kq + 8010, mark)]
+    ahead = sum(len(put) - (end - start) for start, end, put in edits)
+    edge = 10 * stretch - ahead  # put in at the very start of a stretch of the new text
+    edits += [(edge, edge + 9, mark), (len(text) - 30, len(text) - 21, mark)]
+    new = _edited(text, edits)
+    across = new[10 * stretch - 2 : 10 * stretch + 4]  # from the stretch before into it
+    assert across.endswith("[red")
+    hints = HintWords(text, text.isascii(), frozenset())
+    assert hints._finder._stretch_pairs() is not None
+    moved = [(start, end, len(put)) for start, end, put in edits]
+    after = hints.after(new, {mark, "y" * (shift + 1)}, None, moved)
+    assert after._finder._pairs_made is (abs(shift) < stretch)  # carried, not read again
+    words = (
+        "kq",
+        "[redacted_",
+        "_0a1b2c]",
+        "c]pass",
+        "yyy",
+        "password=v0012345x",
+        "zq",
+        across,
+        "\x01\x02",
+    )
+    for word in words:
+        assert _places(after, word) == _want(new, word), word

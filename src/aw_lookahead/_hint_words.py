@@ -176,6 +176,9 @@ class HintWords:
         if edits is not None and chains and len(edits) <= FEW_EDITS:
             around = around_edits(self._index, edits, lower)
             new._chains = [(base, [*steps, (edits, around)]) for base, steps in chains]
+        if edits is not None and stretches and len(edits) <= FEW_EDITS:
+            added = "".join(placeholders).lower().encode("ascii", "replace")
+            new._finder.carry_stretches(self._finder, edits, frozenset(added))
         if len(placeholders) > _FEW_PLACEHOLDERS:
             return new
         marks = "\n".join(placeholders).lower()

@@ -199,6 +199,34 @@ class WordFinder:
                 self._common = frozenset.intersection(*self._pairs)
         return self._pairs
 
+    def carry_stretches(
+        self, old: WordFinder, edits: list[tuple[int, int, int]], added: frozenset[int]
+    ) -> None:
+        """Take the stretch pairs of ``old`` (this text before ``edits``: the start, end and
+        new length of each, in ``old``'s places, in order, apart) instead of reading them
+        again, each widened by its neighbours and, about the edits, by ``added`` (the bytes
+        of what was put in, lower-cased, one-byte), when no character moved by a stretch or
+        more (nor sits that far from where it was in a replaced match): then each stretch of
+        this text holds only bytes of the stretches about it in ``old`` or of ``added``, and
+        the pairs hold all it and the next hold (more only widens the windows searched)."""
+        if self._pairs_made or not old._pairs_made or old._pairs is None:
+            return
+        shift, reach, touched = 0, 0, set[int]()
+        for start, end, size in edits:
+            at = start + shift  # where it was put, in this text
+            reach = max(reach, abs(shift) + max(size, end - start))
+            touched.update(range(at // _STRETCH, (at + max(size, 1) - 1) // _STRETCH + 1))
+            shift += size - (end - start)
+        if max(reach, abs(shift)) >= _STRETCH:
+            return
+        before, none = old._pairs, frozenset[int]()
+        count = len(range(0, len(self._lower), _STRETCH))
+        around = [before[j] if 0 <= j < len(before) else none for j in range(-1, count + 1)]
+        near = [added if i in touched or i + 1 in touched else none for i in range(count)]
+        self._pairs = list(map(frozenset.union, around, around[1:], around[2:], near))
+        self._common = frozenset.intersection(*self._pairs) if self._pairs else none
+        self._pairs_made = True
+
     def _wide_index(self) -> dict[str, list[int]] | None:
         """Where each character wider than ASCII is in the text (in order), when the
         one-byte copy holds at most ``_FEW_WIDE`` question marks (they stand for those
