@@ -30,6 +30,7 @@ __all__ = [
     "apart",
     "bare_all",
     "branches_of",
+    "capital_matches",
     "literal_starts",
     "runs_of",
     "starts_word",
@@ -308,3 +309,49 @@ def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
         return kept[0]
 
     return copies
+
+
+_CAPITAL = re.compile("[A-Z]")
+_CAPITALS = bytes(ord("X") if 65 <= c <= 90 else ord(".") for c in range(256))
+_LOOK = 4096
+"""A text whose last this many characters hold an ASCII capital is scanned as it is."""
+_MOST_CAPITALS = 4096
+"""Past this many ASCII capitals, a pattern that starts with one is scanned for."""
+
+
+@functools.lru_cache(maxsize=256)
+def capital_first(source: str, flags: int) -> bool:
+    """Whether every match of the pattern starts with an ASCII capital: its parse tree starts
+    with the class ``[A-Z]`` alone, and it is not case-insensitive."""
+    if _parser is None:
+        return False
+    try:
+        parsed = _parser.parse(source, flags)
+        items, flags = list(parsed), parsed.state.flags
+    except (AttributeError, TypeError, ValueError, re.error):
+        return False
+    first = (_parser.IN, [(_parser.RANGE, (65, 90))])
+    return not flags & re.IGNORECASE and bool(items) and items[0] == first
+
+
+def capital_matches(
+    regex: re.Pattern[str],
+    text: str,
+    at: Callable[[str, list[int]], list[re.Match[str]]],
+    most: int,
+) -> list[re.Match[str]] | None:
+    """What ``regex.finditer(text)`` gives, for a pattern whose every match starts with an
+    ASCII capital (:func:`capital_first`) in a large text whose capitals are few and none in
+    its last ``_LOOK`` characters (prose, then a dump in lower case): ``at`` (``Rule._at``)
+    tries the regex at each capital in order, none inside a match found, instead of a scan
+    of every character of the text. None where that does not hold, or for ``most`` matches
+    or more."""
+    if len(text) < 2 * _LOOK or _CAPITAL.search(text, len(text) - _LOOK):
+        return None
+    if not capital_first(regex.pattern, regex.flags):
+        return None
+    marks = text.encode("ascii", "replace").translate(_CAPITALS)
+    if marks.count(b"X") > _MOST_CAPITALS:
+        return None
+    found = at(text, [m.start() for m in re.finditer(b"X", marks)])
+    return found if len(found) < most else None

@@ -28,6 +28,7 @@ from ._pattern_forms import (
     apart,
     bare_all,
     branches_of,
+    capital_matches,
     literal_starts,
     runs_of,
     starts_word,
@@ -262,6 +263,8 @@ class Rule:
             on, matcher = lower, self.scan
         else:
             if not self.anchored:
+                if (capitals := capital_matches(self.regex, text, self._at, _MANY)) is not None:
+                    return self._word_starts(text, capitals), False
                 on, matcher, bare = text, self.regex, regex
             elif len(lower) != len(text):
                 return None  # its anchors are found in a copy that keeps positions (matches)
