@@ -139,7 +139,7 @@ def test_local_server_serves_chat_and_stops_without_leftovers(
         assert server.pid is not None
         pids = _group_pids(server.pid)
         assert len(pids) >= 2
-        # The plugin runs in the API server and in the engine process vLLM forks from it.
+        # The plugin runs in the API server and in the engine process it spawns.
         trimming = [pid for pid in pids if THREAD_NAME in _thread_names(pid)]
         assert server.pid in trimming
         assert len(trimming) >= 2, (trimming, pids)

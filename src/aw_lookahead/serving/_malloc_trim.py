@@ -1,12 +1,14 @@
 """Give freed heap pages back to the system in the embedded vLLM server's processes.
 
 vLLM copies the model's weights into the CPU kernels' packed layout while it loads and
-frees the originals; glibc keeps those holes in the heap, ~100 MiB of the embedded
-server's resident memory. ``malloc_trim(0)`` returns them without the per-request page
-faults that lower malloc thresholds cost (docs/serving.md has the measurements).
+frees the originals; glibc keeps those holes in the heap: 100-200 MiB of the embedded
+server's memory (right after requests and idle). ``malloc_trim(0)`` returns them without
+the per-request page faults that lower malloc thresholds cost (docs/serving.md has the
+measurements).
 
 :func:`register` is a vLLM general plugin (entry point group ``vllm.general_plugins``),
-which vLLM loads in its API server and in its engine process. It does nothing unless
+which vLLM loads in its API server and in its engine process (started with ``spawn``:
+vLLM's CPU platform always uses it). It does nothing unless
 ``AW_LOOKAHEAD_MALLOC_TRIM_S`` holds a positive number of seconds, which the embedded
 server's environment sets; then each process gets one daemon thread, named
 ``aw-malloc-trim`` at the OS level, that trims the heap at that period. Other vLLM
@@ -56,8 +58,9 @@ def _trim_forever(libc: ctypes.CDLL, period: float) -> None:
 def register() -> None:
     """Start the trimming thread in this process if the environment asks for one.
 
-    Idempotent per process: vLLM may load its plugins more than once, and a forked
-    child (the engine process) starts its own thread when it loads them."""
+    Idempotent per process: vLLM may load its plugins more than once. A child process
+    starts its own thread when it loads them (a forked one inherits the record of its
+    parent's thread but not the thread, hence the record is kept per process id)."""
     period = _period()
     if period is None:
         return
