@@ -23,6 +23,7 @@ from itertools import chain, compress, islice, repeat
 from typing import Any
 
 from . import _bulk_redaction
+from ._ascii_ends import one_byte
 from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
 from ._secret_rule import Rule
 from ._split_forms import HEAD, VALUE, WHOLE, known_head, split_form, value_split_form
@@ -194,7 +195,7 @@ def _split_folded(pattern: re.Pattern[str], text: str, words: tuple[str, ...]) -
     for sample in (text[-_LOOK:], text[middle : middle + _LOOK]):  # at little cost, most texts
         if not sample.isascii() or sample != sample.lower():
             return pattern.split(text)
-    marks = text.encode("ascii", "replace").translate(_UNFOLDED)
+    marks = one_byte(text).translate(_UNFOLDED)
     start = marks.rfind(b"X") + 1
     if not _letters_first(words) or 2 * start > len(text):
         return pattern.split(text)

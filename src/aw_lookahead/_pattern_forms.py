@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ._ascii_ends import one_byte
+
 __all__ = [
     "WORD_CHARS",
     "WORD_START",
@@ -296,7 +298,7 @@ def aligned_lower(text: str) -> str | None:
 def _copies(text: str) -> tuple[str, bytes] | None:
     """:func:`aligned_lower` of ``text`` and its one-byte copy (each wider character a ``?``)."""
     same = aligned_lower(text)
-    return None if same is None else (same, same.encode("ascii", "replace"))
+    return None if same is None else (same, one_byte(same))
 
 
 def aligned_copies(text: str) -> Callable[[], tuple[str, bytes] | None]:
@@ -350,7 +352,7 @@ def capital_matches(
         return None
     if not capital_first(regex.pattern, regex.flags):
         return None
-    marks = text.encode("ascii", "replace").translate(_CAPITALS)
+    marks = one_byte(text).translate(_CAPITALS)
     if marks.count(b"X") > _MOST_CAPITALS:
         return None
     found = at(text, [m.start() for m in re.finditer(b"X", marks)])

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from itertools import repeat
 
 from . import _bulk_redaction, _value_splice
+from ._ascii_ends import lowered
 from ._bulk_redaction import (
     BULK_CHARS,
     HintWords,
@@ -95,7 +96,7 @@ class RuleApplication:
             return self._through_rules(text, rules)
 
     def _through_rules(self, text: str, rules: list[Rule]) -> str:
-        lower = text.lower()
+        lower = lowered(text)
         ascii_only = lower.isascii()
         hints = self._hint_words(lower, ascii_only, rules)
         # Lower-casing is then per character, and the new lower case can be spliced too.
@@ -150,7 +151,7 @@ class RuleApplication:
             text = new
             if rule is last:
                 break
-            lower = new_lower if new_lower is not None else new.lower()
+            lower = new_lower if new_lower is not None else lowered(new)
             if len(lower) != len(text):
                 edits = None
             hints = hints.after(lower, made, new_narrow, edits) if hints is not None else None

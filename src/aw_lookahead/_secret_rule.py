@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ._ascii_ends import one_byte
 from ._pattern_forms import (
     _copies,
     _scannable,
@@ -204,7 +205,7 @@ class Rule:
         wider character a ``?``, which the class does not hold)."""
         assert self.runs is not None
         table, least = self.runs
-        marks = text.encode("ascii", "replace").translate(table)
+        marks = one_byte(text).translate(table)
         need = b"a" * least
         found: list[re.Match[str]] = []
         at = marks.find(need)

@@ -22,6 +22,7 @@ import functools
 from collections.abc import Callable
 
 from ._aho_corasick import word_places
+from ._ascii_ends import one_byte
 
 __all__ = ["AllPlaces", "WordFinder", "next_of"]
 
@@ -121,7 +122,7 @@ class WordFinder:
     def narrow(self) -> bytes:
         """The text in one byte a character: ASCII as it is, each wider character a ``?``."""
         if self._narrow is None:
-            self._narrow = self._lower.encode("ascii", "replace")
+            self._narrow = one_byte(self._lower)
         return self._narrow
 
     def places_of(self, words: tuple[str, ...]) -> dict[str, list[int]] | None:

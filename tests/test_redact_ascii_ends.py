@@ -1,0 +1,134 @@
+"""A wide text worked on as its ASCII ends and the rest: the same results as whole.
+
+``_ascii_ends`` lowers and encodes a large text's ASCII ends apart from its
+wide part, and ``splice_lowered`` splices a few matches of one repeated text by
+slices instead of ``str.replace``; each must give exactly what the plain way
+gives, and the redactor the same output with them as without.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from aw_lookahead import _ascii_ends, _bulk_redaction
+from aw_lookahead._ascii_ends import ascii_ends, lowered, one_byte
+from aw_lookahead._secret_rule import Rule
+from aw_lookahead.redact import Redactor
+
+_ASCII = "abcXYZ =?:\n-_"
+_WIDE = "éΣσςİıſ中ßǅ\U0001f600\ud800ΑΒ"
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    """ASCII, then a stretch with wide characters (sometimes none), then ASCII."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        size = rng.choice([0, 3, 70, 4100, 9000, 30000])
+        cut = rng.randrange(size + 1)
+        middle = "".join(rng.choice(_ASCII + _WIDE) for _ in range(rng.randrange(40)))
+        texts.append(
+            "".join(rng.choice(_ASCII) for _ in range(cut))
+            + middle
+            + "".join(rng.choice(_ASCII) for _ in range(size - cut))
+        )
+    return texts
+
+
+def test_the_ends_found_are_the_longest_ascii_ends() -> None:
+    checked = 0
+    for text in _texts(1, 600):
+        if text.isascii():
+            continue
+        head, tail = ascii_ends(text)
+        assert text[:head].isascii()
+        assert not text[head].isascii()
+        assert text[tail:].isascii()
+        assert not text[tail - 1].isascii()
+        checked += 1
+    assert checked > 300
+
+
+def test_lower_case_and_one_byte_copy_are_those_of_the_whole_text() -> None:
+    cut = 0
+    for text in _texts(2, 600):
+        assert lowered(text) == text.lower()
+        assert one_byte(text) == text.encode("ascii", "replace")
+        cut += _ascii_ends._pieces(text) is not None
+    assert cut > 100  # the texts do get cut
+
+
+def test_a_capital_sigma_is_lowered_with_the_letters_around_it() -> None:
+    # Σ lowers to ς at a word's end and to σ inside one: cut before "a", it would end one.
+    text = "x" * 5000 + "ΑΣ" + "a" * 5000
+    assert lowered(text) == text.lower()
+    assert lowered(text)[5001] == "σ"
+
+
+def test_few_and_many_matches_of_one_text_are_spliced_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rule = Rule("x", re.compile(r"(?i)pass=(?P<secret>\S+)"))
+    rng = random.Random(3)
+
+    def decide(text: str, m: re.Match[str]) -> str:
+        return "[REDACTED_X_" + m.group("secret").upper() + "]"
+
+    for _ in range(200):
+        filler = ["Ünï", "密码", "pass", "=", "PASS=Ab", "Straße"]
+        words = [rng.choice(filler) for _ in range(rng.randrange(1, 60))]
+        text = " ".join([*words, "PASS=Ab"])
+        lower = text.lower()
+        matches = rule.matches(text, lower)
+        narrow = lower.encode("ascii", "replace")
+        done = []
+        for least in (1, 10**9):  # str.replace, then slices
+            monkeypatch.setattr(_bulk_redaction, "_REPLACE_FROM", least)
+            edits: list[tuple[int, int, int]] = []
+            made = _bulk_redaction.splice_lowered(text, lower, matches, decide, None, narrow, edits)
+            done.append((made, edits))
+        assert done[0] == done[1]
+        (new, new_lower, new_narrow), _ = done[1]
+        assert new_lower == new.lower()
+        assert new_narrow == new.lower().encode("ascii", "replace")
+
+
+def _wide_then_dense(seed: int) -> str:
+    """Prose with wide letters and a few secrets, then many distinct secrets in ASCII."""
+    rng = random.Random(seed)
+    prose = [
+        "Ünïcode — 密码 → prose ",
+        "run `mysql -u root -phunter2x db` ",
+        "--password s3cr3tValue ",
+        "API_KEY=Ab3dEf6hIj ",
+        "passwort: geheim123 ",
+        "ΑΣ a ",
+        "[REDACTED_SECRET_abc123] ",
+    ]
+    head = "".join(rng.choice(prose) for _ in range(rng.randrange(50, 400)))
+    names = ["password", "token", "PASSWORD", "secret"]
+    tail = "".join(
+        f"{rng.choice(names)}={'v'}{i:07d}x{rng.choice(' ;,')}"
+        for i in range(rng.randrange(300, 4000))
+    )
+    return head + tail if seed % 3 else tail + head
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_redacting_a_wide_text_by_its_ascii_ends_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    text = _wide_then_dense(seed)
+    key = b"k" * 16
+    fast = Redactor(key=key)
+    by_ends = fast.text(text)
+    monkeypatch.setattr(_ascii_ends, "_pieces", lambda text: None)
+    monkeypatch.setattr(_bulk_redaction, "_REPLACE_FROM", 1)
+    plain = Redactor(key=key)
+    assert by_ends == plain.text(text)
+    assert fast.over_cap == plain.over_cap
+    assert "hunter2x" not in by_ends
+    assert "v0000001x" not in by_ends
