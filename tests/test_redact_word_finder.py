@@ -72,7 +72,8 @@ def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.Mo
     """Many words found in one pass (``learn_places``) are where ``str.find`` finds them,
     overlapping ones and across the edges of the pass's stretches too, in ASCII and in wide
     text; a word found only inside placeholders is not outside them. A text dense with the
-    words gives up, and the text after it does not try again."""
+    words finds the others at once, those alone (the text after it does not try the dense
+    ones again); one dense with all of them gives up, and the text after it too."""
     monkeypatch.setattr(_hint_words, "_AT_ONCE", 4)  # these few words, found at once too
     rng = random.Random(11)
     words = ("aa", "aab", "aaa", "pass", "sk-", "token", "ab", "zz", "kk", "-a", "secret", "a?b")
@@ -84,14 +85,23 @@ def test_places_learned_at_once_are_where_find_finds_them(monkeypatch: pytest.Mo
             text = text[:at] + "token" + text[at:]
         hints = HintWords(text, text.isascii(), frozenset(words))
         hints.learn_places(words)
-        assert bool(hints._all) == (not dense)
-        assert hints.after(text, [])._gave_up == dense
+        assert hints._all
+        assert ("aab" in hints._dense) == dense
+        assert ("aab" in hints._all) == (not dense)
+        assert hints.after(text, [])._dense == hints._dense
+        assert not hints.after(text, [])._gave_up
         for word in words:
             assert _places(hints, word) == _want(text, word), word
             assert hints.has(word) == (word in text), word
         stripped = re.sub(r"\[redacted_[a-z0-9_]+\]", "", text)
         for word in ("secret", "token", "pass"):
             assert hints.outside(word) == (word in stripped), word
+    dense_only = "aab pass token secret " * 4000
+    hints = HintWords(dense_only, True, frozenset(words))
+    hints.learn_places(words)
+    assert not hints._all
+    assert hints.after(dense_only, [])._gave_up
+    assert _places(hints, "aab") == _want(dense_only, "aab")
     inside = ("x" * 5000 + "[redacted_secret_0a1b2c] pass token sk-a aab ") * 4
     hints = HintWords(inside, True, frozenset(words))
     hints.learn_places(words)

@@ -24,7 +24,7 @@ from itertools import repeat
 
 from ahocorasick_rs import BytesAhoCorasick, Implementation
 
-__all__ = ["MOST_PLACES", "around_edits", "indexable", "moved", "word_places"]
+__all__ = ["MOST_PLACES", "around_edits", "indexable", "moved", "sparse_words", "word_places"]
 
 MOST_PLACES = 8192
 """Past this many occurrences in one text (or one per 128 characters of a longer one: a MiB of
@@ -50,6 +50,31 @@ def _automaton(words: tuple[str, ...]) -> tuple[BytesAhoCorasick, int]:
     # A DFA: three times as fast as the default NFA for the rule table's 119 words.
     encoded = [w.encode("ascii") for w in words]
     return BytesAhoCorasick(encoded, implementation=Implementation.DFA), max(map(len, words))
+
+
+def sparse_words(narrow: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of ``words`` (ASCII, distinct, sorted) left when the ones that the samples of
+    :func:`word_places` find most often are dropped, until the rest would be found at
+    fewer than half the places it allows (by the samples); ``words`` when the text is too
+    short to be sampled."""
+    step = len(narrow) // _SAMPLES
+    if not words or step <= _SAMPLE:
+        return words
+    automaton, _ = _automaton(words)
+    counts = [0] * len(words)
+    for at in range(0, _SAMPLES * step, step):
+        for index, _, _ in automaton.find_matches_as_indexes(
+            narrow[at : at + _SAMPLE], overlapping=True
+        ):
+            counts[index] += 1
+    most = max(MOST_PLACES, len(narrow) // 128)
+    left, total = set(range(len(words))), sum(counts)
+    for index in sorted(left, key=counts.__getitem__, reverse=True):
+        if total * step <= most * _SAMPLE:
+            break
+        left.discard(index)
+        total -= counts[index]
+    return tuple(words[index] for index in sorted(left))
 
 
 def word_places(narrow: bytes, words: tuple[str, ...]) -> dict[str, list[int]] | None:

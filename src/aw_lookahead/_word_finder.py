@@ -21,7 +21,7 @@ import bisect
 import functools
 from collections.abc import Callable
 
-from ._aho_corasick import word_places
+from ._aho_corasick import sparse_words, word_places
 from ._ascii_ends import one_byte
 
 __all__ = ["AllPlaces", "WordFinder", "next_of"]
@@ -131,6 +131,12 @@ class WordFinder:
         text (its one-byte copy where it is wide); None where the text holds too many."""
         on = self._lower.encode("ascii") if self._ascii_only else self.narrow()
         return word_places(on, words)
+
+    def sparse_words(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of ``words`` (as for :meth:`places_of`) left when the ones the text is
+        densest with are dropped (see :func:`~aw_lookahead._aho_corasick.sparse_words`)."""
+        on = self._lower.encode("ascii") if self._ascii_only else self.narrow()
+        return sparse_words(on, words)
 
     def has_char(self, char: str) -> bool:
         """Whether ``char`` is in the text (a wider one read from where they are, if known)."""
