@@ -70,6 +70,10 @@ def _dense_text(rng: random.Random) -> str:
     head = rng.random()
     if head < 0.35:  # prose with capitals and wider letters first, as in the README-first row
         names = [name.lower() for name in names]
+        if rng.random() < 0.5:  # one name after it: the tail read led by that name alone
+            names = names[:1]
+            if rng.random() < 0.3:  # bare values only: split by the rule's own pattern
+                forms, odd = ["{v}"], 0.0
         start = rng.randrange(len(_README))
         parts = [_README[start : start + rng.randrange(1, 30_000)] + rng.choice(("", " ", "\n"))]
     elif head < 0.55:  # a short head with capitals or wide letters, one name after it

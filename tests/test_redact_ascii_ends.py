@@ -132,3 +132,34 @@ def test_redacting_a_wide_text_by_its_ascii_ends_changes_nothing(
     assert fast.over_cap == plain.over_cap
     assert "hunter2x" not in by_ends
     assert "v0000001x" not in by_ends
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_tail_led_by_one_name_changes_nothing(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Prose holding several secret names, then many distinct ``password=`` pairs: the tail
+    split with its one name known (``_known_tail``) gives what the plain split gives."""
+    from aw_lookahead import _folded_split
+
+    rng = random.Random(seed)
+    prose = "TOKEN: Abc, secret=Xyz1 api_key: Q2 passwort: geheim123 Ünïcode — " * 30
+    tail = "".join(
+        f"password={rng.choice(('', ' '))}v{i:07d}x{rng.choice((' ', chr(10)))}"
+        for i in range(rng.randrange(2000, 6000))
+    )
+    text = prose + tail
+    key = b"k" * 16
+    taken: list[str] = []
+    known_tail = _folded_split._known_tail
+    monkeypatch.setattr(
+        _folded_split,
+        "_known_tail",
+        lambda *a: taken.append(known_tail(*a)[1]) or known_tail(*a),
+    )
+    fast = Redactor(key=key)
+    by_name = fast.text(text)
+    assert taken == ["password"]
+    monkeypatch.setattr(_folded_split, "_known_tail", lambda pattern, *_: (pattern, ""))
+    plain = Redactor(key=key)
+    assert by_name == plain.text(text)
+    assert fast.over_cap == plain.over_cap
+    assert "v0000001x" not in by_name

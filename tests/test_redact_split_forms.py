@@ -156,16 +156,16 @@ def test_value_forms_find_each_match_and_value_where_the_rule_does() -> None:
 def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is(
     words: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aw_lookahead import _dense_split
+    from aw_lookahead import _folded_split
 
     rule = next(r for r in builtin_rules() if r.kind == "secret_field")
     source, flags, groups = rule.regex.pattern, rule.regex.flags, rule.groups
     forms = [split_form(source, flags, rule.lead, words, groups[:1], "secret")]
     forms.append(value_split_form(source, flags, rule.lead, words, rule.value_form))
     folded: list[str] = []
-    without_case = _dense_split._without_case
+    without_case = _folded_split._without_case
     monkeypatch.setattr(
-        _dense_split, "_without_case", lambda s: folded.append(s) or without_case(s)
+        _folded_split, "_without_case", lambda s: folded.append(s) or without_case(s)
     )
     rng = random.Random(21)
     tail = "".join(f"password=v{i:05d}x{rng.choice(('', ' ', chr(10)))} " for i in range(400))
@@ -176,10 +176,10 @@ def test_a_lower_case_tail_is_split_on_its_own_as_the_whole_text_is(
             for cut in (0, 1, 7, 11, 12, 40):
                 text = head + tail[:cut] + tail[cut:].replace("x ", "x\n", 3)
                 want = pattern.split(text)
-                assert _dense_split._split_folded(pattern, text, words) == want, (head, cut)
+                assert _folded_split.split_folded(pattern, text, words) == want, (head, cut)
         # a value running from the head into the tail, and a capital late in the text
         for text in ("Password=ÉÉ" + "abc" * 50 + " " + tail, tail + "Password=X " + tail):
-            assert _dense_split._split_folded(pattern, text, words) == pattern.split(text)
+            assert _folded_split.split_folded(pattern, text, words) == pattern.split(text)
     assert folded  # the tail was split on its own
 
 
@@ -222,3 +222,34 @@ def test_placeholders_told_by_signs_as_by_the_search(
     assert fast == Redactor(key=key).text(text)
     assert "v0002999x" not in fast
     assert "hunter2hunter" not in fast
+
+
+@pytest.mark.parametrize("cut", [0, 5, 9000])
+def test_a_tail_led_by_one_name_is_split_with_it_known(cut: int) -> None:
+    """Several names in the prose, one in the lower-case tail: the tail is split with that
+    name before the group of the text before the value; the name column and that group
+    give the heads of the plain split, and the rest is the plain split's."""
+    from aw_lookahead import _folded_split
+    from aw_lookahead._split_forms import HEAD
+
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    words = ("password", "secret", "token")
+    pattern = split_form(
+        rule.regex.pattern, rule.regex.flags, rule.lead, words, ("secret",), "secret"
+    )
+    assert pattern is not None
+    prose = "Ünïcode SECRET=Abc token: Xyz " * 40 + "password=Q1 "
+    tail = "".join(f"password={'' if i % 3 else ' '}v{i:05d}x " for i in range(3000))
+    text = prose + tail[:cut] + " token=late " * (cut == 5) + tail[cut:]
+    lower = text.lower()
+    named: list[str] = []
+    got = _folded_split.split_folded(pattern, text, words, words, lower.rfind, named)
+    want = pattern.split(text)
+    step, head = pattern.groups + 1, pattern.groupindex[f"{HEAD}0"]
+    assert bool(named) == (cut != 5)  # a second name in the tail: split as it is
+    if named:
+        assert len(named) == len(want) // step
+        assert list(map(str.__add__, named, got[head::step])) == want[head::step]
+        got[head::step] = want[head::step]
+        assert named.count("password") > 2900
+    assert got == want

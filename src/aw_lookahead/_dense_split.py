@@ -15,15 +15,13 @@ text is kept without a split (:func:`_all_kept`).
 
 from __future__ import annotations
 
-import functools
 import operator
 import re
 from collections.abc import Callable, Collection
 from itertools import chain, compress, islice, repeat
-from typing import Any
 
 from . import _bulk_redaction
-from ._ascii_ends import one_byte
+from ._folded_split import Last, letters_first, split_folded
 from ._pattern_forms import _CASE_APART, WORD_CHARS, value_tails
 from ._secret_rule import Rule
 from ._split_forms import HEAD, VALUE, WHOLE, known_head, split_form, value_split_form
@@ -53,14 +51,21 @@ _Split = tuple[list[str], list[list[str]], list[str], str | list[str]]
 
 
 def split_values(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool], kept: str = ""
+    rule: Rule,
+    text: str,
+    lower: str,
+    has: Callable[[str], bool],
+    kept: str = "",
+    last: Last | None = None,
 ) -> _Split | None:
     """:func:`_split`, for a rule with a word-start check too when every match it finds
     follows a gap ending in no ASCII letter, digit or underscore (or starts the text):
-    then each passes the check, and the matches are those :meth:`Rule.matches` keeps."""
+    then each passes the check, and the matches are those :meth:`Rule.matches` keeps.
+    ``last`` tells where a word last is, when known (see
+    :func:`~aw_lookahead._folded_split.split_folded`)."""
     if rule.word_start and rule.lead:
         return None
-    split = _split(rule, text, lower, has, kept)
+    split = _split(rule, text, lower, has, kept, last)
     if split is not None and split[2] and rule.word_start and not _words_start(split[0]):
         return None
     return split
@@ -77,7 +82,12 @@ def _words_start(gaps: list[str]) -> bool:
 
 
 def _split(
-    rule: Rule, text: str, lower: str, has: Callable[[str], bool], kept: str = ""
+    rule: Rule,
+    text: str,
+    lower: str,
+    has: Callable[[str], bool],
+    kept: str = "",
+    last: Last | None = None,
 ) -> _Split | None:
     """A dense lead-word rule's matches in ``text`` (or a dense rule's, see :func:`_unled`)
     read with one ``split`` (texts, no match object each): the stretches between matches,
@@ -106,6 +116,7 @@ def _split(
         if scan is None:
             return None
         on, words, scan_flags = text, tuple[str, ...](), rule.regex.flags
+        starts = words
     else:
         literals = [literal for literal, _ in rule.branches]
         roots = list(filter(has, rule.roots))
@@ -117,6 +128,7 @@ def _split(
         if len(lower) != len(text) or any(c in text for c in _CASE_APART):
             return None  # where a word may match but its anchor not be in ``lower``
         words = tuple(compress(rule.lead, present))
+        starts = tuple(compress(literals, present))
         if text == lower:
             flags &= ~re.IGNORECASE
         scan_flags = flags & ~re.IGNORECASE
@@ -133,84 +145,32 @@ def _split(
     if name not in tails:
         return None
     if any(not m.group(name) for m in probe):
-        return _by_wholes(rule, text, words, flags, tails)
+        return _by_wholes(rule, text, words, flags, tails, (starts, last))
     capture = rule.groups[: rule.groups.index(name) + 1]
     pattern = split_form(source, flags, rule.lead, words, capture, name)
     if pattern is None:
         return None
-    parts = _split_folded(pattern, text, words)
+    named: list[str] = []
+    parts = split_folded(pattern, text, words, starts, last, named)
     step = pattern.groups + 1
     many = len(parts) // step
     index = pattern.groupindex
     for group in capture[:-1]:
         earlier = parts[index[group] :: step]
         if earlier.count(None) + earlier.count("") != many:
-            return _by_wholes(rule, text, words, flags, tails)
+            return _by_wholes(rule, text, words, flags, tails, (starts, last))
     values = parts[index[name] :: step]
     if "" in values:
         return None
     if None in values:
-        return _by_wholes(rule, text, words, flags, tails)
+        return _by_wholes(rule, text, words, flags, tails, (starts, last))
     levels = sum(head.startswith(HEAD) for head in index)
     heads = [parts[index[f"{HEAD}{level}"] :: step] for level in range(levels)]
     if known_head(words, flags):
         heads.insert(0, [words[0]] * many)
+    elif named:
+        heads.insert(0, named)  # each match's word, where its head lacks it
     return parts[0::step], heads, values, tails[name]
-
-
-_UNFOLDED = bytes(
-    ord("X") if chr(c).isupper() or c == ord("?") or c > 127 else ord(".") for c in range(256)
-)
-"""Marks the bytes of a text's one-byte copy that may stand for a character other than its
-lower case, or for one that is not ASCII (``?``)."""
-_LOOK = 64
-"""How much of a text's end and middle :func:`_split_folded` looks at before the rest."""
-
-
-def _letters_first(words: tuple[str, ...]) -> bool:
-    """Whether each of ``words`` (lead words, as written in a pattern) starts with a letter
-    that is not optional: every match led by one of them starts with a letter."""
-    return bool(words) and all(w[:1].isalpha() and w[1:2] not in "?*{" for w in words)
-
-
-@functools.lru_cache(maxsize=64)
-def _without_case(source: str) -> re.Pattern[str]:
-    """The pattern ``(?i)body`` as ``body``: the same groups, read case-sensitively."""
-    return re.compile(source[len("(?i)") :])
-
-
-def _split_folded(pattern: re.Pattern[str], text: str, words: tuple[str, ...]) -> list[str | Any]:
-    """``pattern.split(text)``; for a pattern ``(?i)body`` led by ``words``, each led by a
-    letter (:func:`_letters_first`), that looks behind nowhere (what it matches at a place
-    depends on the text from there on), the stretch at the end of ``text`` that is ASCII
-    with no capital letter (half of it or more) is split apart, on its own one-byte copy,
-    by ``body`` alone, which matches the same there (the pattern is written in lower case,
-    as :attr:`Rule.scan` is) with the same groups. The matches before that stretch are read
-    one by one, and the stretch starts where the last ends, if later: the scan of ``text``
-    then goes on from there as that of the stretch does."""
-    source = pattern.pattern
-    if not source.startswith("(?i)") or "(?<" in source.replace("(?P<", ""):
-        return pattern.split(text)
-    middle = len(text) // 2
-    for sample in (text[-_LOOK:], text[middle : middle + _LOOK]):  # at little cost, most texts
-        if not sample.isascii() or sample != sample.lower():
-            return pattern.split(text)
-    marks = one_byte(text).translate(_UNFOLDED)
-    start = marks.rfind(b"X") + 1
-    if not _letters_first(words) or 2 * start > len(text):
-        return pattern.split(text)
-    lower = _without_case(source)
-    parts: list[str | Any] = []
-    end = 0
-    for match in pattern.finditer(text):
-        if match.start() >= start:
-            break
-        parts += [text[end : match.start()], *match.groups()]
-        end = match.end()
-    start = max(start, end)
-    rest = lower.split(text[start:])
-    rest[0] = text[end:start] + (rest[0] or "")
-    return parts + rest
 
 
 def _all_kept(
@@ -294,6 +254,7 @@ def _by_wholes(
     words: tuple[str, ...],
     flags: int,
     tails: dict[str, str],
+    known: tuple[tuple[str, ...], Last | None] = ((), None),
 ) -> _Split | None:
     """:func:`split_values` where values come from several groups (bare and quoted mixed):
     one ``split`` capturing each whole match and every value group; the value of a match
@@ -305,16 +266,19 @@ def _by_wholes(
     :attr:`~aw_lookahead._secret_rule.Rule.value_form`, that form is split instead: one
     group holds the value, whichever alternative took it, one the text before it, and
     what follows the value (its closing quote) stays in the stretch after the match,
-    where no match can start."""
+    where no match can start. ``known``: the text each match led by each of ``words``
+    starts with, and where one last is, when known (see :func:`split_folded`)."""
     source = rule.regex.pattern
-    if rule.value_form and _letters_first(words):
+    if rule.value_form and letters_first(words):
         form = value_split_form(source, flags, rule.lead, words, rule.value_form)
         if form is not None:
-            parts = _split_folded(form, text, words)
+            named: list[str] = []
+            parts = split_folded(form, text, words, *known, named)
             step, index = form.groups + 1, form.groupindex
             values = parts[index[VALUE] :: step]
             if None not in values and "" not in values:
-                return parts[0::step], [parts[index[f"{HEAD}0"] :: step]], values, ""
+                heads = [*([named] if named else []), parts[index[f"{HEAD}0"] :: step]]
+                return parts[0::step], heads, values, ""
     if not set(rule.groups) <= set(tails):
         return None
     pattern = split_form(source, flags, rule.lead, words, rule.groups, whole=True)

@@ -141,6 +141,12 @@ class HintWords:
         """Whether every place of each of ``words`` is known (found at once, or moved)."""
         return all(self._known(word) is not None for word in words)
 
+    def last_place(self, word: str) -> int | None:
+        """Where ``word`` last is in the text (-1: nowhere) when every place of it is known
+        (found at once, or moved); None when not known so."""
+        places = self._known(word)
+        return None if places is None else (places[-1] if places else -1)
+
     def _chained(self, word: str) -> bool:
         return any(word in base for base, _ in self._chains)
 

@@ -19,7 +19,7 @@ import hmac
 import logging
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import repeat
 
 from . import _bulk_redaction, _value_splice
@@ -127,7 +127,7 @@ class RuleApplication:
             new_narrow: bytes | None = None
             new = rewrite_all(text, bulk[0], decide) if bulk is not None and bulk[1] else None
             if new is None and bulk is None and hints is not None:
-                new = self._by_split(rule, learned, made, text, lower, hints.outside)
+                new = self._by_split(rule, learned, made, text, lower, hints)
             if new is None:
                 few = bulk is not None and not bulk[1]
                 if bulk is not None and few:
@@ -264,15 +264,17 @@ class RuleApplication:
         made: set[str],
         text: str,
         lower: str,
-        has: Callable[[str], bool],
+        hints: HintWords,
     ) -> str | None:
         """``text`` through a rule dense with matches, read by :func:`split_values` (no match
-        object each) and decided per value; None when not read or decided that way. ``has``
-        tells whether a word is in the text outside placeholders (no match starts inside
-        one); where every value is a placeholder, the text is kept as it is."""
+        object each) and decided per value; None when not read or decided that way.
+        ``hints`` tell whether a word is in the text outside placeholders (no match starts
+        inside one) and, when known, where it last is; where every value is a placeholder,
+        the text is kept as it is."""
         if rule.accept is not None:
             return None
-        split = split_values(rule, text, lower, has, kept=PLACEHOLDER_PREFIX)
+        has, last = hints.outside, hints.last_place
+        split = split_values(rule, text, lower, has, kept=PLACEHOLDER_PREFIX, last=last)
         if split is None:
             return None
         gaps, heads, values, tails = split
