@@ -253,3 +253,27 @@ def test_a_tail_led_by_one_name_is_split_with_it_known(cut: int) -> None:
         got[head::step] = want[head::step]
         assert named.count("password") > 2900
     assert got == want
+
+
+def test_matches_before_the_tail_tried_at_their_words_are_the_scans() -> None:
+    """``_before`` (the pattern tried where a leading word's text is) gives the matches
+    ``finditer`` gives before a place, in any case, overlapping words and at the edges."""
+    from aw_lookahead import _folded_split
+
+    rule = next(r for r in builtin_rules() if r.kind == "secret_field")
+    words = ("password", "passwd", "secret", "token", "api[_-]?key")
+    starts = ("password", "passwd", "secret", "token", "api")
+    pattern = split_form(
+        rule.regex.pattern, rule.regex.flags, rule.lead, words, ("secret",), "secret"
+    )
+    assert pattern is not None
+    rng = random.Random(31)
+    pieces = ["PassWord=Ab1 ", "passwordpassword: x ", "SECRET:\"a b\" ", "Ünï ", "token ",
+              "api-key=Q ", "APIKEY=z ", "passwd", "=v1x ", "secretsecret= y", "é"]  # fmt: skip
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
+        start = rng.randrange(len(text) + 1)
+        want = [m.span() for m in pattern.finditer(text) if m.start() < start]
+        got = [m.span() for m in _folded_split._before(pattern, text, start, starts)]
+        assert got == want, (text, start)
+        assert [m.span() for m in _folded_split._before(pattern, text, start, ())] == want
