@@ -169,3 +169,14 @@ def test_a_tail_led_by_one_name_changes_nothing(monkeypatch: pytest.MonkeyPatch,
     assert by_name == plain.text(text)
     assert fast.over_cap == plain.over_cap
     assert "v0000001x" not in by_name
+
+
+def test_the_lower_case_ascii_end_is_found_from_the_ascii_end_alone() -> None:
+    from aw_lookahead import _folded_split
+
+    checked = 0
+    for text in _texts(5, 600):
+        whole = one_byte(text).translate(_folded_split._UNFOLDED).rfind(b"X") + 1
+        assert _folded_split._folded_end(text) == whole
+        checked += _ascii_ends.ascii_end(text) is not None
+    assert checked > 100

@@ -21,7 +21,7 @@ the same result; where the cut falls only decides how fast it is.
 
 from __future__ import annotations
 
-__all__ = ["ascii_ends", "lowered", "one_byte"]
+__all__ = ["ascii_end", "ascii_ends", "lowered", "one_byte"]
 
 _LEAST = 4096
 """Shorter texts, or ASCII ends shorter than this together, are worked on whole."""
@@ -83,6 +83,16 @@ def _tail(text: str, head: int) -> tuple[int, str]:
                 return start, tail
     start = len(text) - _ascii_prefix(text, backwards=True)
     return start, text[start:]
+
+
+def ascii_end(text: str) -> tuple[int, str] | None:
+    """Where the longest ASCII end of ``text`` starts and that end (``text[at - 1]`` is
+    not ASCII), for a large text that is not ASCII but ends in a long ASCII stretch; None
+    for any other text."""
+    pieces = _pieces(text)
+    if pieces is None or not pieces[2]:
+        return None
+    return len(text) - len(pieces[2]), pieces[2]
 
 
 def _pieces(text: str) -> list[str] | None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ._ascii_ends import one_byte
+from ._ascii_ends import ascii_end, one_byte
 from ._split_forms import HEAD, known_head
 
 __all__ = ["Last", "letters_first", "split_folded"]
@@ -81,8 +81,7 @@ def split_folded(
     for sample in (text[-_LOOK:], text[middle : middle + _LOOK]):  # at little cost, most texts
         if not sample.isascii() or sample != sample.lower():
             return pattern.split(text)
-    marks = one_byte(text).translate(_UNFOLDED)
-    start = marks.rfind(b"X") + 1
+    start = _folded_end(text)
     if not letters_first(words) or 2 * start > len(text):
         return pattern.split(text)
     lower = _without_case(source)
@@ -101,6 +100,18 @@ def split_folded(
         step = pattern.groups + 1
         named += [""] * (len(parts) // step) + [word] * (len(rest) // step)
     return parts + rest
+
+
+def _folded_end(text: str) -> int:
+    """Where the stretch at the end of ``text`` with no capital letter and nothing but ASCII
+    starts: after the last byte of its one-byte copy that ``_UNFOLDED`` marks. Where the
+    text ends in a long ASCII stretch (:func:`~aw_lookahead._ascii_ends.ascii_end`), only
+    that stretch is read: the character before it is not ASCII, so marked."""
+    end = ascii_end(text)
+    if end is None:
+        return one_byte(text).translate(_UNFOLDED).rfind(b"X") + 1
+    at, tail = end
+    return at + tail.encode("ascii").translate(_UNFOLDED).rfind(b"X") + 1
 
 
 def _before(
