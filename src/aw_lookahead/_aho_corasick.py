@@ -15,6 +15,7 @@ The known secrets of :mod:`aw_lookahead._seen_secrets` use the same library.
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import itertools
 import operator
@@ -54,21 +55,19 @@ def _automaton(words: tuple[str, ...]) -> tuple[BytesAhoCorasick, int]:
 
 def sparse_words(narrow: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
     """Those of ``words`` (ASCII, distinct, sorted) left when the ones that the samples of
-    :func:`word_places` find most often are dropped, until the rest would be found at
-    fewer than half the places it allows (by the samples); ``words`` when the text is too
-    short to be sampled."""
+    :func:`word_places` find most often are dropped, until the rest would be found, by
+    the samples, at no more places than it allows; ``words`` when the text is too short to
+    be sampled."""
     step = len(narrow) // _SAMPLES
     if not words or step <= _SAMPLE:
         return words
     automaton, _ = _automaton(words)
-    counts = [0] * len(words)
+    counts = collections.Counter[int]()
     for at in range(0, _SAMPLES * step, step):
-        for index, _, _ in automaton.find_matches_as_indexes(
-            narrow[at : at + _SAMPLE], overlapping=True
-        ):
-            counts[index] += 1
+        found = automaton.find_matches_as_indexes(narrow[at : at + _SAMPLE], overlapping=True)
+        counts.update(map(operator.itemgetter(0), found))
     most = max(MOST_PLACES, len(narrow) // 128)
-    left, total = set(range(len(words))), sum(counts)
+    left, total = set(range(len(words))), counts.total()
     for index in sorted(left, key=counts.__getitem__, reverse=True):
         if total * step <= most * _SAMPLE:
             break
