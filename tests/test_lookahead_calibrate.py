@@ -59,6 +59,9 @@ def test_calibrate_writes_a_file_the_gate_uses(
         assert (cal.catch_rate, cal.false_veto_rate) == (at.catch_rate, at.false_veto_rate)
     rows = [json.loads(line) for line in out.with_suffix(".samples.jsonl").read_text().splitlines()]
     assert len(rows) == len(OUTCOMES)
+    groups = {r["id"].rsplit("#", 1)[1]: r["group"] for r in rows}
+    assert groups["1"] == groups["3"] == "terminal/read-only", "cat and ls: the router's reads"
+    assert groups["6"] == "terminal/may-change", "python3 -c may change anything"
     assert all(0.0 <= r["p_failure"] <= 1.0 for r in rows if r["p_failure"] is not None)
     assert out.with_suffix(".png").stat().st_size > 1000
     wm = OpenAIWorldModel(vllm_server.model, base_url=vllm_server.base_url, max_tokens=24)

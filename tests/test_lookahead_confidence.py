@@ -18,6 +18,7 @@ from aw_lookahead.lookahead.calibration import (
     embedded_calibration_path,
     find_calibration,
     fit_domains,
+    fit_group,
     fit_threshold,
     load_calibration,
     reliability_bins,
@@ -296,6 +297,31 @@ async def test_the_engine_judges_an_action_by_its_domains_threshold(tmp_path: Pa
     assert lk.veto_threshold.value_for("terminal") == lk.veto_threshold.value == 0.5
     budget = Lookahead(wm, judges=[RuleJudge()], calibration=path, false_veto_budget=0.5)
     assert budget.veto_threshold.domains == {"mcp": 1.0}, "a budget reads each domain's curve"
+
+
+async def test_the_engine_judges_an_action_by_its_class_then_domain(tmp_path: Path) -> None:
+    wm = FunctionWorldModel(lambda t, a: "Error: No such file or directory", model_id="fn-model")
+    path = _file(tmp_path, "fn-model")
+    cal = load_calibration(path)
+    fit = {"catch_rate": 0.5, "false_veto_rate": 0.0, "failing": 5, "good": 20,
+           "curve": [p.model_dump() for p in cal.curve]}  # fmt: skip
+    reads = fit_group("terminal", read_only=True)
+    assert (reads, fit_group("terminal", read_only=False)) == (
+        "terminal/read-only",
+        "terminal/may-change",
+    )
+    domains = {"terminal": fit | {"threshold": None}, reads: fit | {"threshold": 0.5}}
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"domains": domains}))
+    lk = Lookahead(wm, judges=[RuleJudge()], calibration=path)
+    [read] = await lk.gate(TRAJ, ["cat notes.txt"])
+    assert (read.kind, read.threshold) == (DecisionKind.VETO, 0.5), "read-only: its class's fit"
+    [write] = await lk.gate(TRAJ, ["mkdir build"])
+    assert (write.kind, write.threshold) == (DecisionKind.EXECUTE, None), "else its domain's"
+    assert write.uncertain
+    veto = lk.veto_threshold
+    assert (veto.value_for("terminal", True), veto.value_for("terminal", False)) == (0.5, None)
+    assert veto.value_for("terminal") is None, "class unknown: the domain's fit"
+    assert veto.value_for("mcp", True) == veto.value == 0.5, "no fit of its own: overall"
 
 
 def _file(tmp_path: Path, model: str, threshold: float | None = 0.5) -> Path:

@@ -35,6 +35,7 @@ from aw_lookahead.lookahead import Lookahead, Outcome, RiskRouter, RuleJudge
 from aw_lookahead.lookahead.calibration import (
     Calibration,
     fit_domains,
+    fit_group,
     fit_summary,
     reliability_bins,
 )
@@ -125,9 +126,11 @@ async def calibrate(
         async with gate:
             (decision,) = await engine.gate(sample.history, [sample.action])
         failed = await _truth(judges, sample)
+        read_only = engine.router.route(sample.history, sample.action).read_only
         rows[i] = {
             "id": sample.id,
             "domain": sample.history.domain.value,
+            "group": fit_group(sample.history.domain.value, read_only),
             "failed": failed,
             "p_failure": decision.p_failure,
             "predictions": decision.predictions,
@@ -175,7 +178,10 @@ async def calibrate(
         skipped=skipped,
         destructive=destructive,
         curve=overall.curve,
-        domains=fit_domains(scores, failed, [str(r["domain"]) for r in kept], budget),
+        domains={
+            **fit_domains(scores, failed, [str(r["domain"]) for r in kept], budget),
+            **fit_domains(scores, failed, [str(r["group"]) for r in kept], budget),
+        },
         reliability=reliability_bins(scores, failed),
         data=list(data),
         created=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -114,20 +114,24 @@ class Abstention:
         return self.current()
 
     def threshold_for(
-        self, veto: VetoThreshold, simulated: Simulated, domain: str | None = None
+        self,
+        veto: VetoThreshold,
+        simulated: Simulated,
+        domain: str | None = None,
+        read_only: bool | None = None,
     ) -> float | None:
-        """The veto threshold for one action of ``domain``: the calibrated one (its domain's
-        where it was fit alone) only when the world model gave what it was fit on (samples,
-        token log-probabilities)."""
+        """The veto threshold for one action of ``domain`` (read-only or not, as the router
+        says): the calibrated one (its class's or its domain's where those were fit alone)
+        only when the world model gave what it was fit on (samples, token log-probabilities)."""
         fit, pred = veto.calibration, simulated.prediction
         if fit is None or pred is None:
-            return veto.value_for(domain)
+            return veto.value_for(domain, read_only)
         wanted = fit.request()
         missing = (wanted.n > 1 and not pred.samples) or (
             wanted.logprobs and "token_logprobs" not in pred.metadata
         )
         if not missing and not fit.stale:
-            return veto.value_for(domain)
+            return veto.value_for(domain, read_only)
         if fit.stale and not self._sampling_warned:
             self._sampling_warned = True
             logger.warning(

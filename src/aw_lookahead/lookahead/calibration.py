@@ -25,11 +25,16 @@ Where the engine's threshold comes from (first that applies,
 
 A model can be informative in one domain and not in another (the embedded
 model's terminal predictions catch failures; its MCP ones, on held-out
-servers, do not). So a calibration also holds one fit per domain of its data
-(:class:`DomainFit`, where the domain had at least :data:`DOMAIN_MIN_FAILING`
-failing and :data:`DOMAIN_MIN_GOOD` good actions), and an action is judged by
-its trajectory's domain's threshold, by the overall one where its domain has
-no fit (:meth:`VetoThreshold.value_for`).
+servers, do not), and for one class of action and not another: the embedded
+model reads a directory listing well enough to tell a ``cat`` of a missing
+file from one of a listed file, but scores many good writes near 1. So a
+calibration also holds one fit per domain of its data and one per class of
+action within a domain (:func:`fit_group`: the router's read-only actions and
+the rest, e.g. ``terminal/read-only``), each where it had at least
+:data:`DOMAIN_MIN_FAILING` failing and :data:`DOMAIN_MIN_GOOD` good actions
+(:class:`DomainFit`). An action is judged by its class's threshold, else its
+domain's, else the overall one (:meth:`VetoThreshold.value_for`). A file
+written before classes were fit has domain fits only and is read as before.
 
 A calibration holds only for the sampling it was fit with (predictions per
 action, temperature, seed): when one applies, the engine asks the world model
@@ -80,6 +85,7 @@ __all__ = [
     "embedded_calibration_path",
     "find_calibration",
     "fit_domains",
+    "fit_group",
     "fit_summary",
     "fit_threshold",
     "load_calibration",
@@ -103,6 +109,7 @@ class Calibration(BaseModel):
     ``p_failure`` was read: the share of ``samples``, token ``logprobs``, or a
     ``single`` prediction's verdict) and ``temperature`` are the sampling it
     applies to. ``domains`` holds the fit per domain (see the module docstring);
+    and per class of action within a domain (keys from :func:`fit_group`);
     ``threshold`` and ``curve`` are the fit on all actions.
     """
 
@@ -158,6 +165,14 @@ class Calibration(BaseModel):
             logprobs=self.estimator == "logprobs",
             max_tokens=limit if isinstance(limit, int) and limit > 0 else None,
         )
+
+
+def fit_group(domain: str, read_only: bool) -> str:
+    """The key of a class of action within ``domain`` in :attr:`Calibration.domains`:
+    ``<domain>/read-only`` for what the engine's router calls read-only, else
+    ``<domain>/may-change``. Calibration and the engine class an action the same way, with
+    :meth:`~aw_lookahead.lookahead.routing.RiskRouter.route`."""
+    return f"{domain}/{'read-only' if read_only else 'may-change'}"
 
 
 def load_calibration(path: str | os.PathLike[str]) -> Calibration:
@@ -256,8 +271,13 @@ class VetoThreshold:
     calibration: Calibration | None = None
     domains: Mapping[str, float | None] = field(default_factory=dict)
 
-    def value_for(self, domain: str | None) -> float | None:
-        """The threshold for an action of ``domain``: its own fit's, else :attr:`value`."""
+    def value_for(self, domain: str | None, read_only: bool | None = None) -> float | None:
+        """The threshold for an action of ``domain``: its class's fit's (``read_only`` as the
+        router says; ``None``: not known), else its domain's, else :attr:`value`."""
+        if domain is not None and read_only is not None:
+            group = fit_group(domain, read_only)
+            if group in self.domains:
+                return self.domains[group]
         if domain is not None and domain in self.domains:
             return self.domains[domain]
         return self.value

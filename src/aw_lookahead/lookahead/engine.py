@@ -303,7 +303,15 @@ class Lookahead:
             deadline_s=self.deadline_s,
         )
         return [
-            self._decision(trajectory, c, s, j, self._abstention.threshold_for(veto, s, domain))
+            self._decision(
+                trajectory,
+                c,
+                s,
+                j,
+                self._abstention.threshold_for(
+                    veto, s, domain, (c.route or self.router.route(trajectory, c.action)).read_only
+                ),
+            )
             for c, s, j in zip(candidates, simulated, judged, strict=True)
         ]
 
