@@ -278,3 +278,16 @@ def test_every_match_holds_one_of_its_rules_marks() -> None:
                 assert not rule.marks or any(mark in whole for mark in rule.marks), rule.kind
                 checked.add(rule.kind)
     assert {r.kind for r in builtin_rules() if r.marks} <= checked
+
+
+def test_a_token_right_after_a_json_unicode_escape_is_redacted() -> None:
+    # json.dumps (ensure_ascii) writes "é" as \u00e9: the token then follows a hex digit
+    key_id, password = "AKIAQLOBSUAFXWCQAYZS", "Pw0rd-x81"
+    for line in (f"é{key_id} après", f"密钥{key_id}", f"é mysql -u root -p{password} db"):
+        escaped = json.dumps({"content": line})
+        assert "\\u" in escaped
+        out = Redactor().text(escaped)
+        assert key_id not in out, out
+        assert password not in out, out
+        assert "[REDACTED_" in out
+    assert Redactor().text(f"x9{key_id}") == f"x9{key_id}", "after a plain digit: not a token"

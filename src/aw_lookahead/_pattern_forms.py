@@ -256,18 +256,23 @@ def _fixed(items: list[tuple[Any, Any]]) -> str | None:
 
 
 # A word start: not after an ASCII letter, digit or underscore, or right after an escaped
-# newline or tab inside a JSON string ("\\nmysql"); any other letter may precede it.
-_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+# newline or tab inside a JSON string ("\\nmysql") or a JSON \\u escape, which is how
+# JSON with ensure_ascii writes any other letter ("\\u00e9AKIA..."); any other letter may
+# precede it.
+_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt])|(?<=\\u[0-9A-Fa-f]{4}))"
 WORD_START = re.compile(_START)
 """Matches at a position where a token may start (see ``Rule.word_start``)."""
 WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_HEX = frozenset("0123456789ABCDEFabcdef")
 
 
 def starts_word(text: str, at: int) -> bool:
     """Whether :data:`WORD_START` matches ``text`` at ``at``, without a regex call."""
     if at == 0 or text[at - 1] not in WORD_CHARS:
         return True
-    return at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt"
+    if at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt":
+        return True
+    return at >= 6 and text[at - 6 : at - 4] == "\\u" and _HEX.issuperset(text[at - 4 : at])
 
 
 _CASE_APART = frozenset("\u0131\u017f\u1c82\u1fbe\u0345\u03a3\u03c3\u03f0")
