@@ -3,7 +3,8 @@
 A rule's value form must find each match where the rule does, its value where
 ``value_span`` points and the text before it; a dense mixed bare/quoted text
 read by ``split`` must put back together into the text; a lower-case tail split
-on its own gives what the whole split gives; the values starting with a prefix
+on its own gives what the whole split gives; an optional group written as a branch
+matches as before; the values starting with a prefix
 are those ``startswith`` tells, at the indexes it tells, and they are taken out
 and put back in place.
 """
@@ -17,7 +18,7 @@ import pytest
 
 from aw_lookahead._dense_split import split_values
 from aw_lookahead._redact_rules import builtin_rules
-from aw_lookahead._split_forms import VALUE, split_form, value_split_form
+from aw_lookahead._split_forms import VALUE, optional_as_branch, split_form, value_split_form
 from aw_lookahead._value_splice import (
     apart_from,
     places_starting_with,
@@ -25,6 +26,7 @@ from aw_lookahead._value_splice import (
     with_places,
     without_places,
 )
+from secret_corpus_support import corpus
 
 
 def _mixed(rng: random.Random, n: int) -> str:
@@ -277,3 +279,27 @@ def test_matches_before_the_tail_tried_at_their_words_are_the_scans() -> None:
         got = [m.span() for m in _folded_split._before(pattern, text, start, starts)]
         assert got == want, (text, start)
         assert [m.span() for m in _folded_split._before(pattern, text, start, ())] == want
+
+
+def test_optional_groups_written_as_branches_only_where_greedy_and_not_captured() -> None:
+    assert optional_as_branch("(?:a|b)?c") == "(?:a|b|)c"
+    assert optional_as_branch("(?:(?:a)?b)?") == "(?:(?:a|)b|)"
+    assert optional_as_branch(r"x(?:[)?](?:\)?)?)?") == r"x(?:[)?](?:\)?|)|)"
+    for kept in ("(?:a)??", "(?:a)?+", "(?P<n>a)?", "(?=a)?", "(?:a)*", r"\(?:a)", "[(?:a)?]"):
+        assert optional_as_branch(kept) == kept
+
+
+def test_rule_patterns_with_optional_groups_as_branches_match_as_before() -> None:
+    rng = random.Random(11)
+    lines = [line for _, line, _ in corpus()]
+    text = "\n".join([*lines, _mixed(rng, 400), "password=null token='' secret=\\\"x\\\""])
+    texts = (text, text.lower(), text.upper())
+    rewritten = 0
+    for rule in builtin_rules():
+        source = optional_as_branch(rule.regex.pattern)
+        rewritten += source != rule.regex.pattern
+        other = re.compile(source, rule.regex.flags)
+        for each in texts:
+            want = [(m.span(), m.groups()) for m in rule.regex.finditer(each)]
+            assert [(m.span(), m.groups()) for m in other.finditer(each)] == want, rule.kind
+    assert rewritten >= 3
