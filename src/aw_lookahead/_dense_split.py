@@ -75,8 +75,12 @@ def _words_start(gaps: list[str]) -> bool:
     """Whether each match after ``gaps[i]`` (``i`` < the last) follows no word character:
     ``gaps[0]`` is empty (the text's start) or ends in none, later gaps are not empty
     (a match right after another is left to :meth:`Rule.matches`) and end in none."""
+    if gaps[0] and gaps[0][-1] in WORD_CHARS:
+        return False
     inner = gaps[1:-1]
-    if "" in inner or (gaps[0] and gaps[0][-1] in WORD_CHARS):
+    if inner and inner[0] == inner[-1] and inner.count(inner[0]) == len(inner):
+        return inner[0] != "" and inner[0][-1] not in WORD_CHARS  # one gap (a line's end)
+    if "" in inner:
         return False
     return WORD_CHARS.isdisjoint(map(operator.itemgetter(-1), inner))
 

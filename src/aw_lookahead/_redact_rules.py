@@ -61,7 +61,9 @@ _SECRET_HINTS = (
 # are possessive: a value is read once, never re-scanned from a later start.
 _DQ, _SQ = r"[^\"\\\n]{1,256}+", r"[^'\\\n]{1,256}+"
 _BARE = r"[^\s\"'\\,;&}\]\)>]{3,}+"
-_OPEN = r"(?:\\?[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
+# An escaped quote written as its own branch: each branch then starts with a literal
+# or a class, which re skips at a glance (the optional backslash was a repeat tried).
+_OPEN = r"(?:\\[\"']|[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
 _VALUE = rf"(?:\"(?P<dq>{_DQ})\"|'(?P<sq>{_SQ})'|{_OPEN}(?P<secret>{_BARE}))"
 _VALUE_ANY_CASE = _VALUE.replace("None", "none")  # the same under (?i), and lower-case
 # The same alternatives for a dense split (Rule.value_form): the opening quote is read
