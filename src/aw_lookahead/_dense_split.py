@@ -164,9 +164,9 @@ def _split(
         if earlier.count(None) + earlier.count("") != many:
             return _by_wholes(rule, text, words, flags, tails, (starts, last))
     values = parts[index[name] :: step]
-    if "" in values:
-        return None
-    if None in values:
+    if not all(values):  # one pass where every value is there (the usual case)
+        if "" in values:
+            return None
         return _by_wholes(rule, text, words, flags, tails, (starts, last))
     levels = sum(head.startswith(HEAD) for head in index)
     heads = [parts[index[f"{HEAD}{level}"] :: step] for level in range(levels)]
@@ -280,7 +280,7 @@ def _by_wholes(
             parts = split_folded(form, text, words, *known, named)
             step, index = form.groups + 1, form.groupindex
             values = parts[index[VALUE] :: step]
-            if None not in values and "" not in values:
+            if all(values):  # none absent (None), none empty
                 heads = [*([named] if named else []), parts[index[f"{HEAD}0"] :: step]]
                 return parts[0::step], heads, values, ""
     if not set(rule.groups) <= set(tails):
