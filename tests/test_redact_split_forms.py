@@ -16,7 +16,8 @@ import re
 
 import pytest
 
-from aw_lookahead._dense_split import split_values
+from aw_lookahead._dense_split import _words_start, split_values
+from aw_lookahead._pattern_forms import WORD_CHARS
 from aw_lookahead._redact_rules import builtin_rules
 from aw_lookahead._split_forms import VALUE, optional_as_branch, split_form, value_split_form
 from aw_lookahead._value_splice import (
@@ -303,3 +304,14 @@ def test_rule_patterns_with_optional_groups_as_branches_match_as_before() -> Non
             want = [(m.span(), m.groups()) for m in rule.regex.finditer(each)]
             assert [(m.span(), m.groups()) for m in other.finditer(each)] == want, rule.kind
     assert rewritten >= 3
+
+
+@pytest.mark.parametrize("gap", ["\n", " ", "", "x", "a\n", "\n_"])
+@pytest.mark.parametrize("first", ["", " ", "z"])
+def test_every_match_follows_no_word_character_where_one_gap_repeats(first: str, gap: str) -> None:
+    """One gap repeated between all matches is read once: the same answer as gap by gap."""
+    for inner in ([gap] * 4, [gap] * 3 + [" "], [" "] + [gap] * 3):
+        gaps = [first, *inner, "end"]
+        each = [not g or g[-1] not in WORD_CHARS for g in gaps[:-1]]
+        expected = all(each[1:]) and "" not in inner and each[0]
+        assert _words_start(gaps) is expected
