@@ -319,6 +319,8 @@ async def test_the_engine_judges_an_action_by_its_class_then_domain(tmp_path: Pa
     assert (write.kind, write.threshold) == (DecisionKind.EXECUTE, None), "else its domain's"
     assert write.uncertain
     veto = lk.veto_threshold
+    assert veto.has_class_fits("terminal")
+    assert not veto.has_class_fits("mcp"), "no class fit: the router is not asked"
     assert (veto.value_for("terminal", True), veto.value_for("terminal", False)) == (0.5, None)
     assert veto.value_for("terminal") is None, "class unknown: the domain's fit"
     assert veto.value_for("mcp", True) == veto.value == 0.5, "no fit of its own: overall"

@@ -271,6 +271,11 @@ class VetoThreshold:
     calibration: Calibration | None = None
     domains: Mapping[str, float | None] = field(default_factory=dict)
 
+    def has_class_fits(self, domain: str) -> bool:
+        """Whether ``domain``'s actions are judged by class (:func:`fit_group`), so that the
+        caller must tell :meth:`value_for` whether an action is read-only."""
+        return any(fit_group(domain, r) in self.domains for r in (True, False))
+
     def value_for(self, domain: str | None, read_only: bool | None = None) -> float | None:
         """The threshold for an action of ``domain``: its class's fit's (``read_only`` as the
         router says; ``None``: not known), else its domain's, else :attr:`value`."""

@@ -288,10 +288,9 @@ class Lookahead:
         deadline = asyncio.get_running_loop().time() + self.deadline_s
         veto = await self._abstention.resolve(deadline)
         domain = trajectory.domain.value
-        sampling = veto.calibration.request() if veto.calibration is not None else None
         step = prepare_step(self.world_model, trajectory, [c.action for c in candidates])
-        if sampling is not None:
-            step = step.with_sampling(sampling)
+        if veto.calibration is not None:
+            step = step.with_sampling(veto.calibration.request())
         simulated = await self._simulate(step, deadline)
         judged = await judge_step(
             self.judges,
@@ -302,17 +301,14 @@ class Lookahead:
             deadline=deadline,
             deadline_s=self.deadline_s,
         )
+        classed = veto.has_class_fits(domain)  # else the router's parse is not needed
+        read_only = [
+            (c.route or self.router.route(trajectory, c.action)).read_only if classed else None
+            for c in candidates
+        ]
         return [
-            self._decision(
-                trajectory,
-                c,
-                s,
-                j,
-                self._abstention.threshold_for(
-                    veto, s, domain, (c.route or self.router.route(trajectory, c.action)).read_only
-                ),
-            )
-            for c, s, j in zip(candidates, simulated, judged, strict=True)
+            self._decision(trajectory, c, s, j, self._abstention.threshold_for(veto, s, domain, r))
+            for c, s, j, r in zip(candidates, simulated, judged, read_only, strict=True)
         ]
 
     async def _simulate(self, step: Step, deadline: float) -> list[Simulated]:
