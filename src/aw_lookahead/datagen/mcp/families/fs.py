@@ -86,12 +86,40 @@ def write_then_read(rng: random.Random, ws: FsWorkspace) -> Plan:
     plan = Plan("Write a new note and check it landed")
     name = f"{pick(rng, WORDS)}-{rng.randrange(1, 99)}.md"
     folder = pick(rng, [*ws.dirs(), "."])
-    if rng.random() < 0.7:
+    if rng.random() < 0.25:
         plan.add("write_file", True, path=ws.path(f"drafts/{name}"), content="draft\n")
     target = ws.path(f"{folder}/{name}" if folder != "." else name)
     plan.add("write_file", path=target, content=f"# {name}\nowner: {pick(rng, WORDS)}\n")
     plan.add("read_text_file", path=target)
     plan.add("list_directory", path=str(Path(target).parent))
+    return plan
+
+
+def fresh_writes(rng: random.Random, ws: FsWorkspace) -> Plan:
+    """What an IDE agent does first in a session: new files, edits of text that is there, a
+    folder; nothing listed or read before. Its mistakes are the ones the call itself shows."""
+    plan = Plan("Start a change: add files and edit existing ones")
+    folders = [*ws.dirs(), "."]
+    for _ in range(rng.randrange(2, 5)):
+        roll = rng.random()
+        if roll < 0.45:
+            folder = pick(rng, folders)
+            name = f"{pick(rng, WORDS)}-{rng.randrange(1, 99)}{pick(rng, ['.md', '.txt', '.py'])}"
+            target = ws.path(name if folder == "." else f"{folder}/{name}")
+            plan.add("write_file", path=target, content=f"{pick(rng, WORDS)} {pick(rng, WORDS)}\n")
+        elif roll < 0.8:
+            rel = ws.any_file(rng)
+            lines = [ln for ln in ws.files[rel].splitlines() if ln.strip()]
+            old = pick(rng, lines)
+            plan.add(
+                "edit_file", path=ws.path(rel), edits=[{"oldText": old, "newText": old + " !"}]
+            )
+        elif roll < 0.9:
+            plan.add("create_directory", path=ws.path(f"{pick(rng, WORDS)}-{rng.randrange(1, 99)}"))
+        elif roll < 0.95:
+            plan.add("write_file", True, path=f"{_outside(rng, ws)}.new", content="x\n")
+        else:
+            plan.add("write_file", True, path=ws.path(f"{pick(rng, WORDS)}.txt"))
     return plan
 
 
@@ -211,6 +239,7 @@ FS_FAMILIES: tuple[Family, ...] = (
     Family("fs.head_tail", "filesystem", head_tail),
     Family("fs.write_then_read", "filesystem", write_then_read),
     Family("fs.edit_file", "filesystem", edit_file),
+    Family("fs.fresh_writes", "filesystem", fresh_writes),
     Family("fs.mkdir_move", "filesystem", mkdir_move),
     Family("fs.search_and_read", "filesystem", search_and_read),
     Family("fs.tree_and_sizes", "filesystem", tree_and_sizes),
