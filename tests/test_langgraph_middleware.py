@@ -175,12 +175,13 @@ async def test_gate_with_the_real_world_model(shell: ShellTool, vllm_server: Any
     finally:
         await mw.aclose()
     records = out["lookahead"]
-    assert len(records) == 3
+    # one batch decision per call; a call after a read that ran may be checked again
+    assert len([r for r in records if not r.get("recheck")]) == 3
     by_cmd = {r["decision"]["action"][0]["keystrokes"].strip(): r for r in records}
     for cmd in (CAT_MISSING, RM_DATA, LS):
         rec = by_cmd[cmd]
         assert rec["kind"] in {"execute", "veto", "unsimulated"}
-        # What executed is exactly what the engine approved, once.
+        # What executed is exactly what the engine approved last, once.
         assert shell.executed[cmd] == (1 if rec["executes"] else 0)
         if rec["kind"] != "unsimulated":
             assert rec["decision"]["prediction"]["model"] == vllm_server.model

@@ -63,13 +63,16 @@ from ._gate import (
     check_on_veto,
     outcome_update,
     pending_turn,
+    record,
     record_for,
     undecided,
+    veto_message,
     with_note,
 )
 from ._observe import emit, gate_traced, gate_traced_sync
 from ._review import answer_instead, ask_person
 from ._select import Candidates
+from ._turn_reads import Recheck, TurnReads, current_turn, plan_recheck, recheck_history
 from .convert import DomainMap
 
 __all__ = ["LookaheadMiddleware", "LookaheadState"]
@@ -79,6 +82,24 @@ class LookaheadState(AgentState[Any]):
     """Agent state with the lookahead records (appended each turn, kept by the checkpointer)."""
 
     lookahead: NotRequired[Annotated[list[dict[str, Any]], operator.add]]
+
+
+def _with_record(
+    result: ToolMessage | Command[Any], rec: dict[str, Any] | None
+) -> ToolMessage | Command[Any]:
+    """``result`` carrying the recheck's state record (as a Command when it was a message)."""
+    if rec is None:
+        return result
+    if isinstance(result, ToolMessage):
+        return Command(update={"messages": [result], STATE_KEY: [rec]})
+    if isinstance(result.update, Mapping):
+        return Command(
+            graph=result.graph,
+            update={**result.update, STATE_KEY: [*result.update.get(STATE_KEY, ()), rec]},
+            resume=result.resume,
+            goto=result.goto,
+        )
+    return result
 
 
 def _calls_tools(response: ModelResponse[Any]) -> bool:
@@ -100,7 +121,12 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
     the graph with ``interrupt()`` so a person can approve (run it once) or
     reject (return the veto) - needs a checkpointer. ``note_unchecked`` adds
     a one-line note to the ToolMessage of a call that ran without a check.
-    ``close()`` / ``aclose()`` close a long-lived client if one was made.
+    ``recheck_after_reads`` (gate mode, ``on_veto="block"``): a call allowed
+    while the read-only calls before it in the same turn had not run yet waits
+    for their real results (at most the engine's ``deadline_s``) and is checked
+    once more with them, so ``cat missing.txt`` after ``ls`` is judged against
+    the listing; one more world-model call per such call. ``close()`` /
+    ``aclose()`` close a long-lived client if one was made.
     """
 
     state_schema = LookaheadState
@@ -116,6 +142,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         tools: Iterable[BaseTool | Mapping[str, Any]] | None = None,
         on_veto: OnVeto = "block",
         note_unchecked: bool = True,
+        recheck_after_reads: bool = True,
         **engine_options: Unpack[EngineOptions],
     ) -> None:
         super().__init__()
@@ -124,6 +151,8 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         check_on_veto(on_veto)
         self.on_veto = on_veto
         self.note_unchecked = note_unchecked
+        self.recheck_after_reads = recheck_after_reads
+        self.turn_reads = TurnReads()
         if k < 1:
             raise ConfigError(f"k must be >= 1, got {k}")
         self.mode = mode
@@ -212,17 +241,54 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             request,
         )
 
+    def _recheck_plan(self, request: ToolCallRequest) -> Recheck | None:
+        if not self.recheck_after_reads or self.on_veto != "block" or self.mode != "gate":
+            return None
+        rec = record_for(request.state, request.tool_call)
+        if rec is None:
+            return None
+        decision = Decision.model_validate(rec["decision"])
+        return plan_recheck(self.gatekeeper, request.state, request.tool_call, decision)
+
+    def _rechecked(
+        self, request: ToolCallRequest, plan: Recheck, decision: Decision
+    ) -> tuple[Command[Any] | None, dict[str, Any]]:
+        """``(veto, record)``: the veto answers the call instead of running it."""
+        call = dict(request.tool_call)
+        rec = record(call, decision, "gate", message_id=plan.ai.id, recheck=True)
+        emit([rec], getattr(request.runtime, "stream_writer", None))
+        if decision.executes:
+            return None, rec
+        return Command(update={"messages": [veto_message(call, decision)], STATE_KEY: [rec]}), rec
+
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Run the call; ask a person first when it was vetoed under ``on_veto="interrupt"``."""
-        answer, note, request = self._before_tool(request)
-        if answer is not None:
-            return answer
-        result = handler(request)
-        return with_note(result, note) if note else result
+        """Run the call; ask a person first when it was vetoed under ``on_veto="interrupt"``;
+        check it again first when read-only calls before it in its turn are running."""
+        ai, ran = current_turn(request.state), None
+        try:
+            answer, note, request = self._before_tool(request)
+            if answer is not None:
+                return answer
+            rec: dict[str, Any] | None = None
+            plan = self._recheck_plan(request)
+            if plan is not None:
+                results = self.turn_reads.wait_sync(plan, self.engine.deadline_s)
+                call = dict(request.tool_call)
+                history = recheck_history(plan, results)
+                [decision] = gate_traced_sync(
+                    lambda: self.gatekeeper.gate_sync(history, [call]), [call]
+                )
+                veto, rec = self._rechecked(request, plan, decision)
+                if veto is not None:
+                    return veto
+            ran = handler(request)
+            return _with_record(with_note(ran, note) if note else ran, rec)
+        finally:
+            self.turn_reads.publish(ai, request.tool_call, ran)
 
     async def awrap_tool_call(
         self,
@@ -230,11 +296,27 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        answer, note, request = self._before_tool(request)
-        if answer is not None:
-            return answer
-        result = await handler(request)
-        return with_note(result, note) if note else result
+        ai, ran = current_turn(request.state), None
+        try:
+            answer, note, request = self._before_tool(request)
+            if answer is not None:
+                return answer
+            rec: dict[str, Any] | None = None
+            plan = self._recheck_plan(request)
+            if plan is not None:
+                results = await self.turn_reads.wait(plan, self.engine.deadline_s)
+                call = dict(request.tool_call)
+                history = recheck_history(plan, results)
+                [decision] = await gate_traced(
+                    lambda: self.gatekeeper.gate(history, [call]), [call]
+                )
+                veto, rec = self._rechecked(request, plan, decision)
+                if veto is not None:
+                    return veto
+            ran = await handler(request)
+            return _with_record(with_note(ran, note) if note else ran, rec)
+        finally:
+            self.turn_reads.publish(ai, request.tool_call, ran)
 
     # ------------------------------------------------------------------ select
 
