@@ -228,10 +228,11 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "_aho_corasick _ascii_ends",
         "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
         " _word_finder _pattern_forms _split_forms _keyed_hash _json_schema",
-        "_hint_words _folded_split",
+        "_hint_words _folded_split _match_finding",
         "_bulk_redaction _secret_rule",
         "_dense_split",
         "_value_splice",
+        "_placeholders",
         "_redact_rules _rule_application",
         "redact _extras _jsonl _sync _endpoint_errors",
         "trajectory endpoint",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from aw_lookahead import _bulk_redaction, _rule_application
+from aw_lookahead import _bulk_redaction, _placeholders
 from aw_lookahead._bulk_redaction import HintWords, splice
 from aw_lookahead._redact_rules import Rule, builtin_rules
 from aw_lookahead._seen_secrets import KnownSecrets
@@ -298,7 +298,7 @@ def test_below_the_cap_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     capped = Redactor(key=b"k" * 16)
     with_cap = [(capped.text(t), capped._known.learned_since(0)) for t in texts]
     assert capped.over_cap == 0
-    monkeypatch.setattr(_rule_application, "DISTINCT_CAP", 10**9)
+    monkeypatch.setattr(_placeholders, "DISTINCT_CAP", 10**9)
     uncapped = Redactor(key=b"k" * 16)
     assert with_cap == [(uncapped.text(t), uncapped._known.learned_since(0)) for t in texts]
 

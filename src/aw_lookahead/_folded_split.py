@@ -122,7 +122,7 @@ def _before(
     With ``starts`` (one text for each word leading the pattern, which every match it leads
     starts with, in lower case), ``pattern`` is tried only where one of them is in the
     lower case of ``text[:start]``, in order and none inside a match found, as
-    :meth:`~aw_lookahead._secret_rule.Rule.sparse` does, instead of a case-insensitive
+    :meth:`~aw_lookahead._match_finding.MatchFinding.sparse` does, instead of a case-insensitive
     scan of every character there (1.4 ms for ``README.md``'s 28 KB). That lower case (to
     where a word starting before ``start`` ends) must keep the places (the caller's texts
     hold no character that case-insensitive matching takes for a letter it does not

@@ -1,7 +1,7 @@
 """HMAC-SHA256 of many messages under one key, with C-level iteration.
 
 A text dense with distinct secrets needs a keyed placeholder for each of up
-to :data:`~aw_lookahead._rule_application.DISTINCT_CAP` of them. Through
+to :data:`~aw_lookahead._placeholders.DISTINCT_CAP` of them. Through
 :mod:`hmac`, each costs several Python calls (an ``HMAC`` object copied,
 updated, read); here the two keyed SHA-256 states of RFC 2104 are set up
 once and every message goes through ``map`` over their copies, which gives

@@ -138,7 +138,7 @@ def rewrite_all(
     text: str, firsts: list[re.Match[str]], decide: Callable[[str, re.Match[str]], str]
 ) -> str | None:
     """``text`` with every occurrence of each match text of ``firsts`` replaced by its
-    decision (see :meth:`~aw_lookahead._secret_rule.Rule.bulk`); None when a replacement
+    decision (see :meth:`~aw_lookahead._match_finding.MatchFinding.bulk`); None when a replacement
     holds a match text replaced after it (then each match is rewritten where it is instead)."""
     rewrites = [(text[m.start() : m.end()], decide(text, m)) for m in firsts]
     rewrites = [(old, new) for old, new in rewrites if old != new]

@@ -58,8 +58,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, TypeVarTuple
 from urllib.parse import quote, quote_plus, unquote
 
+from ._placeholders import DISTINCT_CAP, PLACEHOLDER_PREFIX, STAND_INS_KEPT
 from ._redact_rules import builtin_rules, secret_field
-from ._rule_application import DISTINCT_CAP, PLACEHOLDER_PREFIX, STAND_INS_KEPT, RuleApplication
+from ._rule_application import RuleApplication
 from ._secret_rule import Rule
 
 __all__ = [
