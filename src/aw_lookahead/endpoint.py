@@ -34,10 +34,11 @@ loops, and the package's background loop (sync wrappers) alike. An injected
 
 from __future__ import annotations
 
+import hashlib
 import os
 import ssl
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
@@ -122,12 +123,36 @@ def request_body(extra_body: dict[str, Any] | None, *, thinking: bool | None) ->
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """A model the server serves; ``max_model_len`` and ``root`` (the weights' folder or
-    name) when the server reports them (vLLM does)."""
+    """A model the server serves; ``max_model_len``, ``root`` (the weights' folder or
+    name) and ``parent`` (for a LoRA adapter: its base) when the server reports them
+    (vLLM does)."""
 
     id: str
     max_model_len: int | None = None
     root: str | None = None
+    parent: str | None = None
+
+    def weights(self) -> str:
+        """Which weights are served under :attr:`id`, as far as a client can tell; ``""``
+        when the server reports no ``root`` (nothing then tells weights apart).
+
+        ``root``, ``parent`` and ``max_model_len``, and when ``root`` is a folder on
+        this machine (``serve --local``, a LoRA adapter's folder) a digest of its
+        files' names, sizes and modification times: a re-merged or retrained
+        folder at the same path differs, at the cost of one ``stat`` per file.
+        """
+        if not self.root:
+            return ""
+        files = ""
+        with suppress(OSError), os.scandir(self.root) as entries:
+            stats = sorted(
+                (e.name, st.st_size, st.st_mtime_ns)
+                for e in entries
+                if e.is_file()
+                for st in (e.stat(),)
+            )
+            files = hashlib.sha256(repr(stats).encode()).hexdigest()[:32]
+        return f"root={self.root}|parent={self.parent or ''}|len={self.max_model_len}|files={files}"
 
 
 @dataclass
@@ -298,11 +323,13 @@ class OpenAIProvider:
         for m in page.data:
             mml = (m.model_extra or {}).get("max_model_len")
             root = (m.model_extra or {}).get("root")
+            parent = (m.model_extra or {}).get("parent")
             out.append(
                 ModelInfo(
                     id=m.id,
                     max_model_len=mml if isinstance(mml, int) else None,
                     root=root if isinstance(root, str) else None,
+                    parent=parent if isinstance(parent, str) else None,
                 )
             )
         return out

@@ -10,12 +10,11 @@ calibrated one only when the world model gave what the calibration was fit on.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 from typing import Literal
 
 from ._decide import Simulated
+from .cache import learn_served_model
 from .calibration import (
     DEFAULT_THRESHOLD,
     Calibration,
@@ -26,8 +25,6 @@ from .calibration import (
 from .safety import logger
 
 __all__ = ["Abstention", "served_model_name"]
-
-_ASK_S = 2.0  # how long a step waits to learn the served model; a slow server gets the default
 
 
 def _str_or_none(value: object) -> str | None:
@@ -104,13 +101,7 @@ class Abstention:
             getattr(self.world_model, "served_root", "") is None  # which weights: not asked yet
         )
         if self._veto is None and unknown:
-            resolve = getattr(self.world_model, "resolve_model", None)
-            if callable(resolve):
-                loop = asyncio.get_running_loop()
-                until = min(deadline, loop.time() + _ASK_S)
-                with contextlib.suppress(Exception):  # the step itself reports a dead server
-                    async with asyncio.timeout_at(until):
-                        await resolve()
+            await learn_served_model(self.world_model, deadline)
         return self.current()
 
     def threshold_for(

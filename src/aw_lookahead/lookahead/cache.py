@@ -30,14 +30,21 @@ processes:
 * Records are redacted (:mod:`aw_lookahead.redact`) before they are written;
   the files are created ``0600``. A torn or corrupt line is skipped on load,
   never fatal.
+* A file outlives the server it was filled from, and a served name can front
+  other weights after a restart (another adapter for ``serve --local``, another
+  LoRA under one vLLM name). So with a file the keys also name the served
+  weights (:meth:`PredictionCache.scope`), learnt once per world model from
+  ``/v1/models``; never per prediction, and never in memory only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections import OrderedDict
@@ -48,9 +55,30 @@ from typing import BinaryIO
 from aw_lookahead.errors import UsageError
 from aw_lookahead.redact import redact_record
 from aw_lookahead.trajectory import Action, Trajectory, action_text
-from aw_lookahead.worldmodel.base import Prediction, Step
+from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel
 
-__all__ = ["DEFAULT_MAX_BYTES", "PredictionCache", "call_index", "step_keys"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "PredictionCache",
+    "call_index",
+    "learn_served_model",
+    "step_keys",
+]
+
+_ASK_S = 2.0  # how long a step waits to learn the served model; a slow server is left for later
+logger = logging.getLogger("aw_lookahead")
+
+
+async def learn_served_model(world_model: object, deadline: float) -> None:
+    """Let ``world_model`` ask its server once which model and weights it serves
+    (``resolve_model``, when it has one), for at most 2 s and never past ``deadline``
+    (the loop's clock). Failures are left to the step's own call, which reports them."""
+    resolve = getattr(world_model, "resolve_model", None)
+    if callable(resolve):
+        until = min(deadline, asyncio.get_running_loop().time() + _ASK_S)
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout_at(until):
+                await resolve()
 
 
 def call_index(trajectory: Trajectory, action: Action) -> int:
@@ -114,8 +142,53 @@ class PredictionCache:
         self._disk: dict[str, int] = {}
         self._indexed = 0
         self._ident: tuple[int, int, bytes] | None = None
+        self._warned: set[str] = set()
         if self.path is not None:
             self._refresh()
+
+    async def scope(self, world_model: WorldModel, deadline: float) -> tuple[str, bool]:
+        """What the keys of ``world_model``'s next step start with, and whether the file
+        may answer them and keep them (``shared``; see :meth:`get`).
+
+        In memory only, the ``model_id``: the process keeps talking to one server.
+        With a file, a world model with ``served_weights`` (an
+        :class:`~aw_lookahead.worldmodel.OpenAIWorldModel`: vLLM's ``root``,
+        ``parent``, ``max_model_len``, see :meth:`~aw_lookahead.endpoint.ModelInfo.weights`)
+        is asked for them first (:func:`learn_served_model`, once: it remembers the answer),
+        and they join the ``model_id``; so entries of other weights behind the same name miss.
+        A server that reports no weights (not vLLM) keeps the plain key, warned once: the
+        file is what the user asked for, and nothing could tell its weights apart anyway.
+        Weights not learnt (server down or slow) keep the step off the file, warned once: no
+        entry of unknown weights is read or written; the next step asks again.
+        A world model without ``served_weights`` is known by its ``model_id`` alone.
+        """
+        if self.path is None or not hasattr(world_model, "served_weights"):
+            return world_model.model_id, True
+        if getattr(world_model, "served_weights", None) is None:
+            await learn_served_model(world_model, deadline)
+        weights = getattr(world_model, "served_weights", None)
+        model_id = world_model.model_id  # after asking: the model's name may be new
+        if not isinstance(weights, str):
+            self._warn_once(
+                "unknown",
+                f"could not learn which weights {model_id} serves: until it answers, steps "
+                f"neither read nor write the prediction cache file {self.path}",
+            )
+            return model_id + "|weights=?", False
+        if not weights:
+            self._warn_once(
+                "unreported",
+                f"the server of {model_id} does not say which weights it serves: the "
+                f"prediction cache file {self.path} cannot tell them apart; delete it after "
+                "changing the weights behind that name",
+            )
+            return model_id, True
+        return f"{model_id}|weights={weights}", True
+
+    def _warn_once(self, what: str, message: str) -> None:
+        if what not in self._warned:
+            self._warned.add(what)
+            logger.warning(message)
 
     # ------------------------------------------------------------------ disk index
 
@@ -188,12 +261,13 @@ class PredictionCache:
     def __len__(self) -> int:
         return len(self._mem.keys() | self._disk.keys())
 
-    def get(self, key: str) -> Prediction | None:
-        """The cached prediction for ``key`` or ``None``; counts hits and misses."""
+    def get(self, key: str, *, shared: bool = True) -> Prediction | None:
+        """The cached prediction for ``key`` or ``None``; counts hits and misses.
+        ``shared=False`` looks in memory only (see :meth:`scope`)."""
         found = self._mem.get(key)
         if found is not None:
             self._mem.move_to_end(key)
-        else:
+        elif shared:
             found = self._lookup_disk(key)
             if found is not None:
                 self._remember(key, found)
@@ -209,10 +283,11 @@ class PredictionCache:
         while len(self._mem) > self.maxsize:
             self._mem.popitem(last=False)
 
-    def put(self, key: str, prediction: Prediction) -> None:
-        """Store ``prediction``; appends one (redacted) line to the file when there is one."""
+    def put(self, key: str, prediction: Prediction, *, shared: bool = True) -> None:
+        """Store ``prediction``; appends one (redacted) line to the file when there is one
+        and ``shared`` (see :meth:`scope`)."""
         self._remember(key, prediction)
-        if self.path is None or key in self._disk:
+        if not shared or self.path is None or key in self._disk:
             return
         record = redact_record({"key": key, "prediction": prediction.model_dump(mode="json")})
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()

@@ -317,15 +317,14 @@ class Lookahead:
         n = len(step.actions)
         cache = self.cache
         sampling = step.sampling.key() if step.sampling is not None else ""
-        keys = (
-            step_keys(self.world_model.model_id + sampling, step)
-            if cache is not None
-            else [str(i) for i in range(n)]
-        )
+        keys, shared = [str(i) for i in range(n)], False
+        if cache is not None:
+            scope, shared = await cache.scope(self.world_model, deadline)
+            keys = step_keys(scope + sampling, step)
         found: dict[int, Simulated] = {}
         misses: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
-            hit = cache.get(key) if cache is not None else None
+            hit = cache.get(key, shared=shared) if cache is not None else None
             if hit is not None:
                 found[i] = Simulated(prediction=hit, cached=True)
                 self.stats.cache_hits += 1
@@ -341,7 +340,7 @@ class Lookahead:
             for (key, group), result in zip(misses.items(), results, strict=True):
                 if isinstance(result, Prediction):
                     if cache is not None:
-                        cache.put(key, result)
+                        cache.put(key, result, shared=shared)
                     simulated = Simulated(prediction=result)
                 else:
                     simulated = Simulated(failure=result)

@@ -102,6 +102,8 @@ class WorldModel(Protocol):
 
     ``model_id`` identifies the model and its settings for caching: two world
     models with the same ``model_id`` must give interchangeable predictions.
+    A served model may also have ``served_weights`` (``None`` until known; see
+    :class:`~aw_lookahead.worldmodel.OpenAIWorldModel`): a cache file keys on it too.
     ``predict_many`` must send its requests together (one batch or concurrent
     requests), so a server with a prefix cache computes the shared history once.
     With ``return_exceptions=True`` a candidate that failed yields its

@@ -150,8 +150,10 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
         self._max_model_len: int | None = None
-        # The weights the server reports (vLLM's root); "" when it reports none, None until asked.
+        # The weights the server reports (vLLM's root; ModelInfo.weights() for persistent
+        # cache keys): "" when it reports none, None until asked.
         self.served_root: str | None = None
+        self.served_weights: str | None = None
         self._models_checked = False
 
     # ------------------------------------------------------------------ event loops
@@ -224,7 +226,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         if match is None:
             raise ModelNotServedError(self._model, [m.id for m in models], self.base_url)
         self._max_model_len = match.max_model_len
-        self.served_root = match.root or ""
+        self.served_root, self.served_weights = match.root or "", match.weights()
         self._models_checked = True
         return self._model
 
