@@ -85,18 +85,24 @@ async def test_a_read_after_ls_in_the_same_turn_is_judged_against_the_real_listi
     assert (first["executes"], "recheck" in first) == (True, False)
     assert (again["kind"], again["executes"], again["recheck"]) == ("veto", False, True)
     [notes_first, notes_again] = records[CAT_NOTES]
-    assert notes_first["executes"] and notes_again["executes"] and notes_again["recheck"]
+    assert (notes_first["executes"], notes_again["executes"], notes_again["recheck"]) == (
+        True,
+        True,
+        True,
+    )
     assert [r.get("recheck") for r in records[LS]] == [None]
     assert [r["executes"] for r in records[RM_DATA]] == [False]
     answers = {m.tool_call_id: m for m in tool_messages(out["messages"])}
-    missing_call = next(c for c in out["messages"][1].tool_calls if c["args"]["command"] == CAT_MISSING)
+    calls = out["messages"][1].tool_calls
+    missing_call = next(c for c in calls if c["args"]["command"] == CAT_MISSING)
     veto = answers[missing_call["id"]]
     assert veto.status == "error"
     assert "NOT executed" in str(veto.content)
     assert "No such file" in str(veto.content)
     # the second look was given the real listing, which names notes.txt and data
     [(_, listings)] = [(c, ls) for c, ls in reader.seen if c == CAT_MISSING and ls]
-    assert "notes.txt" in listings[-1] and "data" in listings[-1]
+    assert "notes.txt" in listings[-1]
+    assert "data" in listings[-1]
 
 
 async def test_without_recheck_the_batch_decision_stands(shell: ShellTool) -> None:
@@ -131,4 +137,4 @@ async def test_a_read_not_back_by_the_deadline_is_left_out(shell: ShellTool) -> 
     # the second look ran without the listing (it outlasts the 1 s wait) and allowed it
     assert shell.executed == {slow_read: 1, CAT_MISSING: 1}
     [_, again] = _by_command(out)[CAT_MISSING]
-    assert again["recheck"] and again["executes"]
+    assert (again["recheck"], again["executes"]) == (True, True)
