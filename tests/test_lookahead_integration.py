@@ -170,12 +170,6 @@ async def test_the_history_is_rendered_once_per_step(
         {"name": "read_file", "arguments": {"path": "notes.txt"}},
         {"name": "write_file", "arguments": {"path": "other.txt", "content": "1 Dec"}},
     ]
-    expected = {
-        json_key(m)
-        for traj, actions in ((TRAJ, terminal), (mcp, mcp_calls))
-        for a in actions
-        for m in [redact_messages(render_messages(traj, a))]
-    }
     bodies: list[bytes] = []
 
     async def on_request(request: httpx.Request) -> None:
@@ -189,29 +183,38 @@ async def test_the_history_is_rendered_once_per_step(
         http_client=http,
         max_retries=0,
     )
-    wm = OpenAIWorldModel(vllm_server.model, client=client, max_tokens=24, timeout=600)
-    await wm.resolve_model()  # learn max_model_len now, so the budget check runs every step
-    assert wm._max_model_len is not None
-    lk = Lookahead(wm)
-    counter = RenderCounter(monkeypatch)
+    try:
+        wm = OpenAIWorldModel(vllm_server.model, client=client, max_tokens=24, timeout=600)
+        await wm.resolve_model()  # learn max_model_len now, so the budget check runs every step
+        # rendered with the served model's own prompt set (the embedded model's profile)
+        expected = {
+            json_key(m)
+            for traj, actions in ((TRAJ, terminal), (mcp, mcp_calls))
+            for a in actions
+            for m in [redact_messages(render_messages(traj, a, prompts=wm.prompts))]
+        }
+        assert wm._max_model_len is not None
+        lk = Lookahead(wm)
+        counter = RenderCounter(monkeypatch)
 
-    result = await lk.select(TRAJ, terminal)
-    assert counter.take() == 1
-    assert len(bodies) == 4
-    assert all(d.prediction is not None for d in result.decisions)
-    decisions = await lk.gate(mcp, mcp_calls)
-    assert counter.take() == 1
-    assert len(bodies) == 7
-    assert all(d.prediction is not None for d in decisions)
-    again = await lk.select(TRAJ, terminal)
-    assert counter.take() == 1, "a step answered from the cache still renders once (its keys)"
-    assert len(bodies) == 7
-    assert all(d.cached for d in again.decisions)
-    rollout = await lk.rollout(TRAJ, ["mkdir out", "ls out"])
-    assert counter.take() == len(rollout.steps)
-    sent = {json_key(json.loads(b)["messages"]) for b in bodies[:7]}
-    assert sent == expected, "the single rendering is byte for byte what render_messages gives"
-    await http.aclose()
+        result = await lk.select(TRAJ, terminal)
+        assert counter.take() == 1
+        assert len(bodies) == 4
+        assert all(d.prediction is not None for d in result.decisions)
+        decisions = await lk.gate(mcp, mcp_calls)
+        assert counter.take() == 1
+        assert len(bodies) == 7
+        assert all(d.prediction is not None for d in decisions)
+        again = await lk.select(TRAJ, terminal)
+        assert counter.take() == 1, "a step answered from the cache still renders once (its keys)"
+        assert len(bodies) == 7
+        assert all(d.cached for d in again.decisions)
+        rollout = await lk.rollout(TRAJ, ["mkdir out", "ls out"])
+        assert counter.take() == len(rollout.steps)
+        sent = {json_key(json.loads(b)["messages"]) for b in bodies[:7]}
+        assert sent == expected, "the single rendering is byte for byte what render_messages gives"
+    finally:
+        await http.aclose()  # closed on failure too: a leaked client fails a later test
 
 
 def json_key(messages: list[dict[str, Any]]) -> str:
