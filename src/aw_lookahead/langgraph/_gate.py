@@ -105,9 +105,11 @@ def check_on_veto(on_veto: str) -> None:
         raise ConfigError(f"on_veto must be 'block' or 'interrupt', got {on_veto!r}")
 
 
-def pending_turn(
-    state: Mapping[str, Any], messages_key: str = "messages"
-) -> tuple[AIMessage, list[dict[str, Any]], dict[str, Decision], list[BaseMessage]] | None:
+PendingTurn = tuple[AIMessage, list[dict[str, Any]], dict[str, Decision], list[BaseMessage]]
+"""What :func:`pending_turn` gives: ``(ai, calls, prior, history)``."""
+
+
+def pending_turn(state: Mapping[str, Any], messages_key: str = "messages") -> PendingTurn | None:
     """``(ai, calls, prior, history)`` of the turn to gate, or ``None`` when nothing is pending.
 
     ``calls`` are the last AIMessage's unanswered tool calls, ``prior`` the decisions

@@ -27,10 +27,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from aw_lookahead.lookahead import Decision
+from aw_lookahead.trajectory import Domain, Trajectory
 
-from ._gate import Gatekeeper, call_digest, pending_calls
+from ._gate import Gatekeeper, PendingTurn, call_digest
 
-__all__ = ["Recheck", "TurnReads", "current_turn", "plan_recheck", "recheck_history"]
+__all__ = ["Recheck", "TurnReads", "plan_recheck", "recheck_history"]
 
 Key = tuple[str, str, str]
 
@@ -52,33 +53,37 @@ class Recheck:
 
 
 def plan_recheck(
-    gatekeeper: Gatekeeper, state: Any, call: Mapping[str, Any], decision: Decision
+    gatekeeper: Gatekeeper,
+    turn: PendingTurn | None,
+    call: Mapping[str, Any],
+    decision: Decision,
 ) -> Recheck | None:
-    """The recheck of ``call`` when its turn runs read-only calls before it, else ``None``.
+    """The recheck of ``call`` when its turn (:func:`~._gate.pending_turn` of the tool
+    node's state) runs read-only calls before it, else ``None``.
 
     Only a call that was simulated and allowed qualifies: a veto already holds,
     and a call the world model could not check gains nothing from a second try.
     """
-    if not decision.executes or decision.prediction is None:
+    if turn is None or not decision.executes or decision.prediction is None:
         return None
-    messages = list(state.get("messages", [])) if isinstance(state, Mapping) else []
-    ai, pending = pending_calls(messages)
-    if ai is None or key_of(ai, call) is None:
+    ai, pending, _, history = turn
+    if key_of(ai, call) is None:
         return None
     ids = [str(c.get("id")) for c in pending]
     here = str(call.get("id"))
-    if here not in ids:
+    if here not in ids or not (before := pending[: ids.index(here)]):
         return None
-    history = messages[: next(i for i, m in enumerate(messages) if m is ai)]
-    reads = [c for c in pending[: ids.index(here)] if _reads_only(gatekeeper, history, c)]
-    return Recheck(ai, history, reads) if reads else None
+    trajectories: dict[Domain, Trajectory] = {}
 
+    def reads_only(c: dict[str, Any]) -> bool:
+        domain = gatekeeper.domain_map.domain_of(str(c.get("name")))
+        if domain not in trajectories:
+            trajectories[domain] = gatekeeper.trajectory(history, domain)
+        action = gatekeeper.domain_map.action(c, domain)
+        return gatekeeper.engine.router.route(trajectories[domain], action).read_only
 
-def _reads_only(gatekeeper: Gatekeeper, history: list[BaseMessage], call: dict[str, Any]) -> bool:
-    domain = gatekeeper.domain_map.domain_of(str(call.get("name")))
-    traj = gatekeeper.trajectory(history, domain)
-    route = gatekeeper.engine.router.route(traj, gatekeeper.domain_map.action(call, domain))
-    return route.read_only
+    reads = [c for c in before if reads_only(c)]
+    return Recheck(ai, list(history), reads) if reads else None
 
 
 def recheck_history(plan: Recheck, results: Sequence[ToolMessage | None]) -> list[BaseMessage]:
@@ -140,13 +145,6 @@ class TurnReads:
     async def wait(self, plan: Recheck, timeout_s: float) -> list[ToolMessage | None]:
         """Async :meth:`wait_sync` (waits in a worker thread, so any event loop works)."""
         return await asyncio.to_thread(self.wait_sync, plan, timeout_s)
-
-
-def current_turn(state: Any) -> AIMessage | None:
-    """The AIMessage whose calls the tool node is running."""
-    messages = list(state.get("messages", [])) if isinstance(state, Mapping) else []
-    ai, _ = pending_calls(messages)
-    return ai
 
 
 def _tool_message(result: Any, call_id: str) -> ToolMessage | None:

@@ -59,6 +59,7 @@ from ._gate import (
     Gatekeeper,
     GateMode,
     OnVeto,
+    PendingTurn,
     as_lookahead,
     check_on_veto,
     outcome_update,
@@ -72,7 +73,7 @@ from ._gate import (
 from ._observe import emit, gate_traced, gate_traced_sync
 from ._review import answer_instead, ask_person
 from ._select import Candidates
-from ._turn_reads import Recheck, TurnReads, current_turn, plan_recheck, recheck_history
+from ._turn_reads import Recheck, TurnReads, plan_recheck, recheck_history
 from .convert import DomainMap
 
 __all__ = ["LookaheadMiddleware", "LookaheadState"]
@@ -100,6 +101,12 @@ def _with_record(
             goto=result.goto,
         )
     return result
+
+
+def _pending(request: ToolCallRequest) -> PendingTurn | None:
+    """The turn the tool node runs (``None`` outside a graph's state)."""
+    state = request.state
+    return pending_turn(state) if isinstance(state, Mapping) else None
 
 
 def _calls_tools(response: ModelResponse[Any]) -> bool:
@@ -241,14 +248,14 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             request,
         )
 
-    def _recheck_plan(self, request: ToolCallRequest) -> Recheck | None:
+    def _recheck_plan(self, request: ToolCallRequest, turn: PendingTurn | None) -> Recheck | None:
         if not self.recheck_after_reads or self.on_veto != "block" or self.mode != "gate":
             return None
         rec = record_for(request.state, request.tool_call)
         if rec is None:
             return None
         decision = Decision.model_validate(rec["decision"])
-        return plan_recheck(self.gatekeeper, request.state, request.tool_call, decision)
+        return plan_recheck(self.gatekeeper, turn, request.tool_call, decision)
 
     def _rechecked(
         self, request: ToolCallRequest, plan: Recheck, decision: Decision
@@ -268,13 +275,13 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
     ) -> ToolMessage | Command[Any]:
         """Run the call; ask a person first when it was vetoed under ``on_veto="interrupt"``;
         check it again first when read-only calls before it in its turn are running."""
-        ai, ran = current_turn(request.state), None
+        turn, ran = _pending(request), None
         try:
             answer, note, request = self._before_tool(request)
             if answer is not None:
                 return answer
             rec: dict[str, Any] | None = None
-            plan = self._recheck_plan(request)
+            plan = self._recheck_plan(request, turn)
             if plan is not None:
                 results = self.turn_reads.wait_sync(plan, self.engine.deadline_s)
                 call = dict(request.tool_call)
@@ -288,7 +295,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             ran = handler(request)
             return _with_record(with_note(ran, note) if note else ran, rec)
         finally:
-            self.turn_reads.publish(ai, request.tool_call, ran)
+            self.turn_reads.publish(turn[0] if turn else None, request.tool_call, ran)
 
     async def awrap_tool_call(
         self,
@@ -296,13 +303,13 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        ai, ran = current_turn(request.state), None
+        turn, ran = _pending(request), None
         try:
             answer, note, request = self._before_tool(request)
             if answer is not None:
                 return answer
             rec: dict[str, Any] | None = None
-            plan = self._recheck_plan(request)
+            plan = self._recheck_plan(request, turn)
             if plan is not None:
                 results = await self.turn_reads.wait(plan, self.engine.deadline_s)
                 call = dict(request.tool_call)
@@ -316,7 +323,7 @@ class LookaheadMiddleware(EngineOwner, AgentMiddleware[LookaheadState, Any, Any]
             ran = await handler(request)
             return _with_record(with_note(ran, note) if note else ran, rec)
         finally:
-            self.turn_reads.publish(ai, request.tool_call, ran)
+            self.turn_reads.publish(turn[0] if turn else None, request.tool_call, ran)
 
     # ------------------------------------------------------------------ select
 
