@@ -20,7 +20,7 @@ import asyncio
 import hashlib
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
@@ -33,12 +33,16 @@ from aw_lookahead.worldmodel.base import WorldModel
 
 from .convert import VETO_ID_PREFIX, DomainMap, messages_to_trajectory, tool_definitions
 
+if TYPE_CHECKING:
+    from langgraph.types import Command
+
 __all__ = [
     "STATE_KEY",
     "EngineOwner",
     "GateMode",
     "Gatekeeper",
     "OnVeto",
+    "PendingTurn",
     "asked_by_lookahead",
     "call_digest",
     "check_on_veto",
@@ -47,6 +51,7 @@ __all__ = [
     "record_for",
     "thread_of",
     "undecided",
+    "updated",
     "veto_message",
     "with_note",
 ]
@@ -356,13 +361,21 @@ def with_note(result: Any, note: str) -> Any:
         msgs = result.update.get("messages")
         if isinstance(msgs, list):
             noted = [with_note(m, note) if isinstance(m, ToolMessage) else m for m in msgs]
-            return Command(
-                graph=result.graph,
-                update={**result.update, "messages": noted},
-                resume=result.resume,
-                goto=result.goto,
-            )
+            return updated(result, {"messages": noted})
     return result
+
+
+def updated(command: Command[Any], changes: Mapping[str, Any]) -> Command[Any]:
+    """``command`` (a ``Command`` whose ``update`` is a mapping) with ``changes`` laid over
+    its update; its graph, resume and goto kept."""
+    from langgraph.types import Command
+
+    return Command(
+        graph=command.graph,
+        update={**(command.update or {}), **changes},
+        resume=command.resume,
+        goto=command.goto,
+    )
 
 
 async def _aclose_world_model(engine: Lookahead) -> None:

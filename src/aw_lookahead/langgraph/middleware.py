@@ -67,6 +67,7 @@ from ._gate import (
     record,
     record_for,
     undecided,
+    updated,
     veto_message,
     with_note,
 )
@@ -94,12 +95,7 @@ def _with_record(
     if isinstance(result, ToolMessage):
         return Command(update={"messages": [result], STATE_KEY: [rec]})
     if isinstance(result.update, Mapping):
-        return Command(
-            graph=result.graph,
-            update={**result.update, STATE_KEY: [*result.update.get(STATE_KEY, ()), rec]},
-            resume=result.resume,
-            goto=result.goto,
-        )
+        return updated(result, {STATE_KEY: [*result.update.get(STATE_KEY, ()), rec]})
     return result
 
 
