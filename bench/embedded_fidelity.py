@@ -314,7 +314,11 @@ def main(argv: list[str] | None = None) -> int:
         help="system prompts sent (auto: the shipped adapter's profile); give the profile a "
         "candidate --adapter was trained with",
     )
-    p.add_argument("--no-base", action="store_true", help="score only the adapter (merged mode)")
+    p.add_argument(
+        "--no-base",
+        action="store_true",
+        help="score only the adapter (merged mode, or the --adapter-model of --base-url)",
+    )
     p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--concurrency", type=int, default=1)
     p.add_argument("--history-tokens", type=int, default=1500, help="0 skips the long history")
@@ -344,9 +348,12 @@ def main(argv: list[str] | None = None) -> int:
         "domains": {},
     }
     if args.base_url:
-        if not (args.base_model and args.adapter_model):
-            p.error("--base-url needs --base-model and --adapter-model")
-        for label, name in (("base", args.base_model), ("adapter", args.adapter_model)):
+        served = [("adapter", args.adapter_model)]
+        if not args.no_base:
+            served.insert(0, ("base", args.base_model))
+        if not all(name for _, name in served):
+            p.error("--base-url needs --adapter-model, and --base-model unless --no-base")
+        for label, name in served:
             asyncio.run(run_model(args, label, name, args.base_url, samples, result))
     elif args.mode == "lora":
         adapter = embedded_adapter(args.adapter)
