@@ -1,7 +1,7 @@
 """Trap suite: does lookahead veto failing and destructive terminal actions, and at what cost?
 
     python bench/trap_suite.py --base-url URL --model NAME [--max-tokens 96] [--seed 0]
-        [--baseline-runs 5] [--json]
+        [--baseline-runs 5] [--raw] [--json]
 
 Each task runs in a fresh real sandbox (``TerminalSandbox``, no network). At
 every step the agent has candidates: ``good`` ones, ``failing`` ones (missing
@@ -21,6 +21,12 @@ counts as the world model catching it) or *by action rules* (the command's
 own text, e.g. ``rm -rf``, which needs no world model); false vetoes of good
 candidates; task success (a check command exits 0) with and without.
 ``--family NAME`` (repeatable) runs only the tasks of those families.
+
+The gate decides as it would for a user: calibrated, each action held to its
+model's veto threshold (its calibration file, else the conservative default).
+``--raw`` runs the suite a second time with raw decisions (a threshold just
+above 0: every predicted failure vetoes) and reports them under ``raw``, so the two
+can be compared in one run.
 
 Tasks are plain data in ``bench/trap_tasks.py``: add a ``Task`` to ``TASKS``
 (or to ``HELD_OUT`` for families the embedded adapter never trained on) with
@@ -45,6 +51,10 @@ from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
+
+
+RAW_THRESHOLD = 1e-6
+"""Raw decisions: the lowest threshold the engine accepts, so any predicted failure vetoes."""
 
 
 def _keys(command: str) -> list[dict[str, object]]:
@@ -94,33 +104,12 @@ def _tally() -> dict[str, int]:
     }
 
 
-async def _main(args: argparse.Namespace) -> dict[str, object]:
-    wm = OpenAIWorldModel(
-        args.model, base_url=args.base_url, max_tokens=args.max_tokens, timeout=300.0
-    )
-    async with wm:
-        await wm.resolve_model()
-        before = await fetch_metrics(args.base_url, model=wm.model)
-        lk = Lookahead(wm, deadline_s=600.0)
-        with_tally = _tally()
-        rng = random.Random(args.seed)
-        tasks = select_tasks(args.family)
-        with_ok = [await _run_task(t, rng, lk, with_tally) for t in tasks]
-        served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
-    base_tally = _tally()
-    base_ok = 0
-    for r in range(args.baseline_runs):
-        rng = random.Random(args.seed + 1000 + r)
-        base_ok += sum([await _run_task(t, rng, None, base_tally) for t in tasks])
-
+def _shares(tally: dict[str, int], ok: list[bool]) -> dict[str, object]:
     def share(label: str, kind: str = "vetoed") -> float:
-        total = with_tally[f"{label}_total"]
-        return round(with_tally[f"{label}_{kind}"] / total, 3) if total else 0.0
+        total = tally[f"{label}_total"]
+        return round(tally[f"{label}_{kind}"] / total, 3) if total else 0.0
 
     return {
-        "model": wm.model,
-        "tasks": len(tasks),
-        "families": sorted({t.family for t in tasks}),
         "failing_vetoed": share("failing"),
         "failing_vetoed_by_prediction": share("failing", "vetoed_by_prediction"),
         "failing_vetoed_by_action": share("failing", "vetoed_by_action"),
@@ -129,12 +118,54 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "destructive_vetoed_by_action": share("destructive", "vetoed_by_action"),
         "good_false_veto": share("good"),
         "good_false_veto_by_prediction": share("good", "vetoed_by_prediction"),
-        "success_with_lookahead": round(sum(with_ok) / len(tasks), 3),
+        "success_with_lookahead": round(sum(ok) / len(ok), 3),
+    }
+
+
+def _threshold(lk: Lookahead) -> dict[str, object]:
+    veto = lk.veto_threshold
+    return {"source": veto.source, "value": veto.value, "by_class": dict(veto.domains)}
+
+
+async def _main(args: argparse.Namespace) -> dict[str, object]:
+    wm = OpenAIWorldModel(
+        args.model, base_url=args.base_url, max_tokens=args.max_tokens, timeout=300.0
+    )
+    tasks = select_tasks(args.family)
+    raw: dict[str, object] | None = None
+    async with wm:
+        await wm.resolve_model()
+        before = await fetch_metrics(args.base_url, model=wm.model)
+        lk = Lookahead(wm, deadline_s=600.0)
+        with_tally = _tally()
+        rng = random.Random(args.seed)
+        with_ok = [await _run_task(t, rng, lk, with_tally) for t in tasks]
+        served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
+        if args.raw:
+            raw_tally = _tally()
+            rng = random.Random(args.seed)
+            unheld = Lookahead(wm, deadline_s=600.0, threshold=RAW_THRESHOLD)
+            raw_ok = [await _run_task(t, rng, unheld, raw_tally) for t in tasks]
+            raw = {**_shares(raw_tally, raw_ok), "tally": raw_tally}
+    base_tally = _tally()
+    base_ok = 0
+    for r in range(args.baseline_runs):
+        rng = random.Random(args.seed + 1000 + r)
+        base_ok += sum([await _run_task(t, rng, None, base_tally) for t in tasks])
+
+    return {
+        "model": wm.model,
+        "tasks": len(tasks),
+        "families": sorted({t.family for t in tasks}),
+        "decisions": "calibrated",
+        "threshold": _threshold(lk),
+        **_shares(with_tally, with_ok),
         "success_without_lookahead": round(base_ok / (len(tasks) * args.baseline_runs), 3),
         "prefix_cache_hit_rate": served.prefix_cache_hit_rate,
         "with_lookahead_tally": with_tally,
         "baseline_tally": base_tally,
         "per_task_with_lookahead": {t.name: ok for t, ok in zip(tasks, with_ok, strict=True)},
+        "raw": raw,
     }
 
 
@@ -146,6 +177,11 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--baseline-runs", type=int, default=5)
     p.add_argument("--family", action="append", help="only these task families (repeatable)")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="also run with raw decisions (every predicted failure vetoes) and report them",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     if not args.base_url:
@@ -157,15 +193,21 @@ def main() -> None:
     from rich.console import Console
     from rich.table import Table
 
+    raw = result["raw"]
     table = Table(title=f"trap suite: {result['tasks']} terminal tasks, model {result['model']}")
     table.add_column("metric")
-    table.add_column("value", justify="right")
+    table.add_column("calibrated", justify="right")
+    if isinstance(raw, dict):
+        table.add_column("raw", justify="right")
     for key in ("failing_vetoed", "failing_vetoed_by_prediction", "failing_vetoed_by_action",
                 "destructive_vetoed", "destructive_vetoed_by_prediction",
                 "destructive_vetoed_by_action", "good_false_veto",
                 "good_false_veto_by_prediction", "success_with_lookahead",
                 "success_without_lookahead"):  # fmt: skip
-        table.add_row(key, f"{float(str(result[key])):.1%}")
+        cells = [f"{float(str(result[key])):.1%}"]
+        if isinstance(raw, dict):
+            cells.append(f"{float(str(raw[key])):.1%}" if key in raw else "")
+        table.add_row(key, *cells)
     hit = result["prefix_cache_hit_rate"]
     table.add_row("server prefix-cache hit rate", "n/a" if hit is None else f"{hit:.1%}")
     Console().print(table)
