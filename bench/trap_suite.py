@@ -52,7 +52,6 @@ from aw_lookahead.serving.metrics import fetch_metrics
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
-
 RAW_THRESHOLD = 1e-6
 """Raw decisions: the lowest threshold the engine accepts, so any predicted failure vetoes."""
 
