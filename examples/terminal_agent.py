@@ -125,7 +125,7 @@ def _print_decision(record: dict[str, Any]) -> str | None:
         against = f" (veto threshold {threshold:.2f})" if threshold is not None else ""
         print(f"               p_failure {d['p_failure']:.2f}{against}")
     if d.get("uncertain") and basis is None:
-        print("               ran, marked uncertain (p_failure below the threshold)")
+        print("               ran, marked uncertain (its predicted failure did not veto; see why)")
     if basis is not None:
         print(f"               vetoed {_BASIS_TEXT[basis]}")
         rules = ", ".join(s["name"] for s in d.get("signals") or [] if s.get("name"))
