@@ -44,7 +44,13 @@ from aw_lookahead.lookahead.safety import action_hazard
 from aw_lookahead.trajectory import Action, Trajectory, read_trajectories
 from aw_lookahead.worldmodel.base import Prediction, WorldModel
 
-__all__ = ["CalibrationSample", "calibrate", "load_calibration_samples", "write_calibration"]
+__all__ = [
+    "CalibrationSample",
+    "calibrate",
+    "failed_for_real",
+    "load_calibration_samples",
+    "write_calibration",
+]
 
 _FAILED = frozenset({Outcome.FAILURE, Outcome.NO_OP})
 
@@ -87,7 +93,9 @@ def load_calibration_samples(
     return samples, destructive
 
 
-async def _truth(judges: Sequence[Judge], sample: CalibrationSample) -> bool:
+async def failed_for_real(judges: Sequence[Judge], sample: CalibrationSample) -> bool:
+    """Whether ``judges`` read the sample's *real* observation as a veto outcome (failure
+    or no-op): the truth a gate decision on it is scored against."""
     real = Prediction(action=sample.action, observation=sample.observation)
     verdicts = [
         await j.judge(sample.history, sample.action, real, task=sample.history.task) for j in judges
@@ -125,7 +133,7 @@ async def calibrate(
         nonlocal done
         async with gate:
             (decision,) = await engine.gate(sample.history, [sample.action])
-        failed = await _truth(judges, sample)
+        failed = await failed_for_real(judges, sample)
         read_only = engine.router.route(sample.history, sample.action).read_only
         rows[i] = {
             "id": sample.id,
