@@ -168,13 +168,12 @@ def main() -> None:
     from rich.table import Table
 
     table = Table(title=f"held-out gate, model {result['model']} ({result['threshold']['source']})")
-    keys = ("failing", "failing_vetoed", "good", "good_vetoed", "raw_failing", "raw_good",
-            "agreement", "raw_agreement", "auc", "unchecked")  # fmt: skip
-    table.add_column("class")
-    for k in keys:
-        table.add_column(k, justify="right")
-    for name, s in [("all", result["all"]), *result["by_class"].items()]:
-        table.add_row(name, *(str(s[k]) for k in keys))
+    columns = [("all", result["all"]), *result["by_class"].items()]
+    table.add_column("metric")
+    for name, _ in columns:
+        table.add_column(name, justify="right")
+    for key in result["all"]:
+        table.add_row(key, *(str(summary[key]) for _, summary in columns))
     Console().print(table)
 
 
