@@ -14,9 +14,9 @@ sampling is the calibration's. Run it on a split no training run saw (the
 generator's ``test`` families) and the numbers say what the calibrated gate
 does on work it was not fit to, on many more actions than the trap suite.
 
-Reported for all actions and per class (``terminal/read-only``,
-``terminal`` for actions that may change something, ``mcp``), and per
-family:
+Reported for all actions, per class of action (``terminal/read-only``,
+``terminal/may-change``, ``mcp/read-only``, ``mcp/may-change``: the classes
+the calibration fits), and per family:
 
 * ``failing_vetoed`` / ``good_vetoed``: vetoed by prediction, calibrated
   (what the gate does); ``raw_failing`` / ``raw_good``: the world model
@@ -43,7 +43,6 @@ from aw_lookahead.evaluation.calibration import failed_for_real, load_calibratio
 from aw_lookahead.lookahead import Lookahead, RuleJudge
 from aw_lookahead.lookahead.calibration import fit_group
 from aw_lookahead.lookahead.types import veto_basis
-from aw_lookahead.trajectory import read_trajectories
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
 
@@ -90,11 +89,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     samples, destructive = load_calibration_samples(
         args.data, limit=args.limit, seed=args.sample_seed
     )
-    family = {
-        t.id: str(t.metadata.get("family", "?"))
-        for path in args.data
-        for t in read_trajectories(path)
-    }
     wm = OpenAIWorldModel(args.model, base_url=args.base_url, timeout=300.0)
     judges = [RuleJudge()]
     rows: list[dict[str, Any]] = []
@@ -112,7 +106,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             rows.append(
                 {
                     "id": sample.id,
-                    "family": family.get(sample.id.rsplit("#", 1)[0], "?"),
+                    "family": str(sample.history.metadata.get("family", "?")),
                     "group": fit_group(sample.history.domain.value, read_only),
                     "failed": await failed_for_real(judges, sample),
                     "p_failure": d.p_failure,
@@ -123,7 +117,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             progress(len(rows), len(samples))
 
         await asyncio.gather(*(one(s) for s in samples))
-        threshold = engine.veto_threshold
+        threshold = engine.veto_threshold.summary()
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     families: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -133,11 +127,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "model": wm.model,
         "data": args.data,
         "destructive_left_out": destructive,
-        "threshold": {
-            "source": threshold.source,
-            "value": threshold.value,
-            "by_class": dict(threshold.domains),
-        },
+        "threshold": threshold,
         "all": summarize(rows),
         "by_class": {g: summarize(rs) for g, rs in sorted(groups.items())},
         "by_family": {f: _brief(summarize(rs)) for f, rs in sorted(families.items())},

@@ -121,11 +121,6 @@ def _shares(tally: dict[str, int], ok: list[bool]) -> dict[str, object]:
     }
 
 
-def _threshold(lk: Lookahead) -> dict[str, object]:
-    veto = lk.veto_threshold
-    return {"source": veto.source, "value": veto.value, "by_class": dict(veto.domains)}
-
-
 async def _main(args: argparse.Namespace) -> dict[str, object]:
     wm = OpenAIWorldModel(
         args.model, base_url=args.base_url, max_tokens=args.max_tokens, timeout=300.0
@@ -157,7 +152,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "tasks": len(tasks),
         "families": sorted({t.family for t in tasks}),
         "decisions": "calibrated",
-        "threshold": _threshold(lk),
+        "threshold": lk.veto_threshold.summary(),
         **_shares(with_tally, with_ok),
         "success_without_lookahead": round(base_ok / (len(tasks) * args.baseline_runs), 3),
         "prefix_cache_hit_rate": served.prefix_cache_hit_rate,

@@ -324,6 +324,11 @@ async def test_the_engine_judges_an_action_by_its_class_then_domain(tmp_path: Pa
     assert (veto.value_for("terminal", True), veto.value_for("terminal", False)) == (0.5, None)
     assert veto.value_for("terminal") is None, "class unknown: the domain's fit"
     assert veto.value_for("mcp", True) == veto.value == 0.5, "no fit of its own: overall"
+    assert veto.summary() == {
+        "source": "calibration",
+        "value": 0.5,
+        "by_class": {"terminal": None, reads: 0.5},
+    }, "what reports print: the thresholds in force, as JSON data"
 
 
 def _file(tmp_path: Path, model: str, threshold: float | None = 0.5) -> Path:

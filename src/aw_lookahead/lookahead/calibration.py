@@ -271,6 +271,11 @@ class VetoThreshold:
     calibration: Calibration | None = None
     domains: Mapping[str, float | None] = field(default_factory=dict)
 
+    def summary(self) -> dict[str, Any]:
+        """``source``, ``value`` and ``by_class`` (the fitted classes' and domains' thresholds)
+        as plain JSON data, for reports that say which thresholds were in force."""
+        return {"source": self.source, "value": self.value, "by_class": dict(self.domains)}
+
     def has_class_fits(self, domain: str) -> bool:
         """Whether ``domain``'s actions are judged by class (:func:`fit_group`), so that the
         caller must tell :meth:`value_for` whether an action is read-only."""
