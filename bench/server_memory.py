@@ -24,7 +24,9 @@ same without ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP's threads then spin while
 they wait: the embedded options before 2026-12-04), and *fixed-malloc* the
 same with fixed 128 KiB malloc trim and mmap thresholds (less memory, more
 page faults per request), and *no-trim* the same without the periodic
-``malloc_trim`` (the embedded options before 2026-12-05).
+``malloc_trim`` (the embedded options before 2026-12-05), and *two-process* the same with
+vLLM's engine core in its own process instead of a thread of the API server (the embedded
+options before 2026-12-06).
 """
 
 from __future__ import annotations
@@ -152,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from aw_lookahead.embedded import prepare_embedded_model
     from aw_lookahead.serving import embedded_server_options
+    from aw_lookahead.serving._inproc_engine import ENABLE_ENV
     from aw_lookahead.serving._malloc_trim import PERIOD_ENV
 
     folder = prepare_embedded_model()
@@ -161,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "spin-wait": {**embedded, "env": _without(embedded["env"], "OMP_WAIT_POLICY")},
         "fixed-malloc": {**embedded, "env": {**embedded["env"], **_FIXED_MALLOC}},
         "no-trim": {**embedded, "env": _without(embedded["env"], PERIOD_ENV)},
+        "two-process": {**embedded, "env": _without(embedded["env"], ENABLE_ENV)},
         "embedded": embedded,
     }
     unknown = sorted(set(args.only or ()) - set(variants))

@@ -6,8 +6,9 @@ import contextlib
 import importlib.util
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import openai
@@ -15,7 +16,13 @@ import pytest
 
 from aw_lookahead.embedded import EMBEDDED_MODEL_NAME
 from aw_lookahead.errors import ConfigError, ServerStartError
-from aw_lookahead.serving import LocalServer, find_free_port, vllm_server_argv
+from aw_lookahead.serving import (
+    LocalServer,
+    embedded_server_options,
+    find_free_port,
+    vllm_server_argv,
+)
+from aw_lookahead.serving._inproc_engine import THREAD_NAME as INPROC_THREAD
 from aw_lookahead.serving._malloc_trim import PERIOD_ENV, THREAD_NAME
 
 if TYPE_CHECKING:
@@ -147,6 +154,66 @@ def test_local_server_serves_chat_and_stops_without_leftovers(
     assert _alive(pids) == []
     assert server.stop() == server.stop()
     assert log.stat().st_size > 0
+
+
+@needs_vllm
+@pytest.mark.integration
+def test_embedded_server_runs_its_engine_in_one_process(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    """The embedded options keep vLLM's engine core in a thread of the API server; sampled
+    completions, log-probabilities, structured output and a stream dropped midway all work,
+    and nothing is left behind."""
+    options = embedded_server_options(embedded_model_path)
+    server = LocalServer(
+        embedded_model_path,
+        served_name=EMBEDDED_MODEL_NAME,
+        log_path=tmp_path / "server.log",
+        **options,
+    )
+    with server:
+        assert server.pid is not None
+        pids = _group_pids(server.pid)
+        assert pids == [server.pid]
+        assert INPROC_THREAD in _thread_names(server.pid)
+        with openai.OpenAI(base_url=server.base_url, api_key=server.api_key) as client:
+            stream = client.chat.completions.create(
+                model=server.model,
+                messages=[{"role": "user", "content": "Count to one hundred."}],
+                max_tokens=200,
+                stream=True,
+            )
+            first = next(iter(stream))
+            assert first.choices
+            stream.close()
+
+            def ask(i: int) -> Any:
+                return client.chat.completions.create(
+                    model=server.model,
+                    messages=[{"role": "user", "content": f"Name a colour ({i})."}],
+                    max_tokens=8,
+                    n=4,
+                    logprobs=True,
+                    top_logprobs=2,
+                )
+
+            with ThreadPoolExecutor(3) as pool:
+                replies = list(pool.map(ask, range(3)))
+            shaped = client.chat.completions.create(
+                model=server.model,
+                messages=[{"role": "user", "content": "Is the sky blue?"}],
+                max_tokens=8,
+                extra_body={"structured_outputs": {"choice": ["yes", "no"]}},
+            )
+        for reply in replies:
+            assert len(reply.choices) == 4
+            for choice in reply.choices:
+                assert choice.logprobs is not None
+                assert choice.logprobs.content
+        assert shaped.choices[0].message.content in ("yes", "no")
+        health = httpx.get(f"http://127.0.0.1:{server.port}/health", trust_env=False)
+        assert health.status_code == 200
+    assert _alive(pids) == []
 
 
 @needs_vllm

@@ -146,6 +146,7 @@ def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> N
         "MALLOC_ARENA_MAX": "2",
         "OMP_WAIT_POLICY": "PASSIVE",
         "AW_LOOKAHEAD_MALLOC_TRIM_S": "10",
+        "AW_LOOKAHEAD_INPROC_ENGINE": "1",
     }
 
 

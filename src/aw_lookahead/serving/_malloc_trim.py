@@ -7,8 +7,9 @@ the per-request page faults that lower malloc thresholds cost (docs/serving.md h
 measurements).
 
 :func:`register` is a vLLM general plugin (entry point group ``vllm.general_plugins``),
-which vLLM loads in its API server and in its engine process (started with ``spawn``:
-vLLM's CPU platform always uses it). It does nothing unless
+which vLLM loads in its API server and in its engine process where it has one (started
+with ``spawn``: vLLM's CPU platform always uses it; the embedded server has none, its
+engine runs in the API server's process). It does nothing unless
 ``AW_LOOKAHEAD_MALLOC_TRIM_S`` holds a positive number of seconds, which the embedded
 server's environment sets; then each process gets one daemon thread, named
 ``aw-malloc-trim`` at the OS level, that trims the heap at that period. Other vLLM

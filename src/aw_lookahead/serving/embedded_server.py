@@ -2,8 +2,9 @@
 
 The options are sized for SmolLM2-135M with a 4,096-token context on a CPU:
 the KV cache holds what such a model needs (not the CPU build's 4 GiB
-default) and the model worker runs inside the engine process, so a server
-fits a laptop next to other work.
+default), and the engine core and its model worker run in a thread of the API
+server's process (``serving/_inproc_engine.py``) instead of two more processes,
+so a server fits a laptop next to other work.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._argv import kv_cache_bytes
+from ._inproc_engine import ENABLE_ENV as _INPROC_ENGINE_ENV
 from ._malloc_trim import PERIOD_ENV as _TRIM_PERIOD_ENV
 from .local import LocalServer
 from .startup import ready_timeout
@@ -36,9 +38,11 @@ EMBEDDED_SERVER_ENV = {
     "MALLOC_ARENA_MAX": "2",
     "OMP_WAIT_POLICY": "PASSIVE",
     _TRIM_PERIOD_ENV: "10",
+    _INPROC_ENGINE_ENV: "1",
 }
-"""The embedded server's environment: glibc malloc and OpenMP settings, and a heap trim
-every 10 s in each of its processes (see :func:`embedded_server_options`)."""
+"""The embedded server's environment: glibc malloc and OpenMP settings, a heap trim every
+10 s, and vLLM's engine core inside the API server's process (see
+:func:`embedded_server_options`)."""
 
 _SMOLLM2_135M_KV_BYTES_PER_TOKEN = 2 * 30 * 3 * 64 * 2  # layers, kv heads, head dim, bf16
 
@@ -56,17 +60,19 @@ def embedded_server_options(model: str | os.PathLike[str] | None = None) -> dict
     a 4,096-token context, a KV cache sized for it rather than the CPU build's 4 GiB default,
     the model worker inside the engine process, at most 16 sequences at once, and
     :data:`EMBEDDED_SERVER_ENV`: two malloc arenas, OpenMP threads that sleep instead of
-    spinning while they wait (with the worker inside the engine process, spinning threads
-    compete with the engine's own thread), and a ``malloc_trim`` every 10 s that returns
-    the heap holes model loading leaves (``serving/_malloc_trim.py``, a vLLM plugin).
+    spinning while they wait (spinning threads compete with the engine's own thread), a
+    ``malloc_trim`` every 10 s that returns the heap holes model loading leaves
+    (``serving/_malloc_trim.py``), and vLLM's engine core in a thread of the API server
+    (``serving/_inproc_engine.py``), so torch, transformers and vLLM are imported once;
+    both are vLLM plugins of this package.
 
     Measured with ``bench/server_memory.py`` on the 2-core machine, K=4 requests on
-    1,500-token prompts, one run at load ~3: 1,701 MiB proportional set size for the whole
-    server (5,780 MiB with vLLM's CPU defaults; in a later pair of runs the heap trim took
-    it from 1,868 to 1,668 MiB idle); 4.1 s and 3.9 s of user CPU per request,
-    against 14.0 s and 13.2 s with spinning threads. Fixed 128 KiB malloc trim and mmap
-    thresholds would return ~130 MiB of heap holes but cost ~1 s per request in page
-    faults, so they are not set. See docs/serving.md."""
+    1,500-token prompts (docs/serving.md has each run): proportional set size of the
+    whole server 5,780 MiB with vLLM's CPU defaults; 1,668 MiB idle with the engine in its
+    own process; 1,227 MiB idle (1,427 MiB right after requests) in one process, with the
+    same CPU per request. Spinning threads cost 14.0 s instead of 4.1 s per request at
+    load ~3. Fixed 128 KiB malloc trim and mmap thresholds would return ~130 MiB of heap
+    holes but cost ~1 s per request in page faults, so they are not set."""
     return {
         "max_model_len": 4096,
         "kv_cache_memory_bytes": embedded_kv_cache_bytes(model),

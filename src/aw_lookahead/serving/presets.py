@@ -124,8 +124,8 @@ PRESETS: dict[str, Preset] = {
             gpu_memory_utilization=0.2,
             gpus=0,
             enforce_eager=True,
-            gpu_memory="no GPU; ~1.6 GB RAM (KV cache sized for the model, one engine process), "
-            "ready in ~25-60 s on 2 cores [measured]",
+            gpu_memory="no GPU; ~1.3 GB RAM (KV cache sized for the model, engine in the API "
+            "server's process), ready in ~10-60 s on 2 cores [measured]",
         ),
     )
 }
