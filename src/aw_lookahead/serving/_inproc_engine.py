@@ -28,12 +28,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import logging
 import os
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from ._os_thread import name_os_thread
 
 __all__ = ["ENABLE_ENV", "THREAD_NAME", "make_inproc_client", "register"]
 
@@ -57,8 +60,10 @@ class _Resources:
     engine_dead = False
 
 
+@functools.cache
 def _build_client_class() -> type[Any]:
-    """The client class, built on first use so importing this module never imports vLLM."""
+    """The client class, built once on first use so importing this module never imports
+    vLLM."""
     from vllm.v1.engine import EngineCoreOutput, EngineCoreOutputs, FinishReason
     from vllm.v1.engine.core import EngineCore
     from vllm.v1.engine.core_client import EngineCoreClient
@@ -79,7 +84,6 @@ def _build_client_class() -> type[Any]:
             self._loop = asyncio.get_running_loop()
             self._outputs: asyncio.Queue[Any] = asyncio.Queue()
             self._calls: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
-            self._failure: BaseException | None = None
             started = concurrent.futures.Future[None]()
             self._thread = threading.Thread(
                 target=self._run,
@@ -100,7 +104,7 @@ def _build_client_class() -> type[Any]:
             log_stats: bool,
             started: concurrent.futures.Future[None],
         ) -> None:
-            _name_os_thread(THREAD_NAME)
+            name_os_thread(THREAD_NAME)
             try:
                 core = core_factory(vllm_config, executor_class, log_stats)
             except BaseException as exc:
@@ -140,7 +144,6 @@ def _build_client_class() -> type[Any]:
                 self._loop.call_soon_threadsafe(self._outputs.put_nowait, item)
 
         def _die(self, exc: BaseException) -> None:
-            self._failure = exc
             self.resources.engine_dead = True
             self._emit(exc)
             while True:
@@ -250,10 +253,6 @@ def _build_client_class() -> type[Any]:
                 self._calls.put(None)
                 self._thread.join(timeout if timeout else 5.0)
 
-        def check_health(self) -> None:
-            if self._failure is not None:
-                raise EngineDeadError() from self._failure
-
     _Client.__name__ = _Client.__qualname__ = "InprocAsyncClient"
     return _Client
 
@@ -292,19 +291,6 @@ def _settle(future: concurrent.futures.Future[Any], done: concurrent.futures.Fut
         future.set_result(done.result())
 
 
-def _name_os_thread(name: str) -> None:
-    """Give the calling thread ``name`` in ``/proc/PID/task/*/comm`` (Linux; else nothing)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(15, name.encode()[:15], 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-_client_class: list[type[Any]] = []
-
-
 def make_inproc_client(
     vllm_config: Any, executor_class: Any, log_stats: bool, **kwargs: Any
 ) -> Any:
@@ -312,9 +298,7 @@ def make_inproc_client(
     is defined on first use, once vLLM is imported). Call it inside the running event loop;
     it returns once the engine core is built (its error is raised here). ``core_factory``
     (keyword; vLLM's ``EngineCore`` by default) builds the core on the engine thread."""
-    if not _client_class:
-        _client_class.append(_build_client_class())
-    return _client_class[0](vllm_config, executor_class, log_stats, **kwargs)
+    return _build_client_class()(vllm_config, executor_class, log_stats, **kwargs)
 
 
 def _supported() -> bool:

@@ -23,11 +23,12 @@ import os
 import threading
 import time
 
+from ._os_thread import name_os_thread
+
 __all__ = ["PERIOD_ENV", "THREAD_NAME", "register"]
 
 PERIOD_ENV = "AW_LOOKAHEAD_MALLOC_TRIM_S"
 THREAD_NAME = "aw-malloc-trim"
-_PR_SET_NAME = 15
 _started_in: set[int] = set()
 _lock = threading.Lock()
 
@@ -50,7 +51,7 @@ def _libc() -> ctypes.CDLL | None:
 
 
 def _trim_forever(libc: ctypes.CDLL, period: float) -> None:
-    libc.prctl(_PR_SET_NAME, THREAD_NAME.encode(), 0, 0, 0)
+    name_os_thread(THREAD_NAME)
     while True:
         time.sleep(period)
         libc.malloc_trim(0)
