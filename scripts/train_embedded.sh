@@ -36,6 +36,13 @@ SAVE_EVERY=${SAVE_EVERY:-25}
 STOP_AFTER=${STOP_AFTER:-}
 INIT_ADAPTER=${INIT_ADAPTER:-}
 KEEP=${KEEP:-2}
+# held-out loss on the validation families while training; the run stops once EARLY_STOP
+# evaluations in a row have not improved it (EARLY_STOP= runs every step; EVAL_DATA= scores none)
+EVAL_DATA=${EVAL_DATA-"$DATA/terminal/validation.jsonl $DATA/mcp/validation.jsonl"}
+EVAL_EVERY=${EVAL_EVERY:-100}
+EVAL_LIMIT=${EVAL_LIMIT:-160}
+EVAL_METRIC=${EVAL_METRIC:-lead_loss}
+EARLY_STOP=${EARLY_STOP-3}
 AWL=("$PY" -m aw_lookahead)
 
 if [[ "${FRESH:-0}" == 1 ]]; then rm -rf "$OUT"; fi
@@ -58,6 +65,12 @@ args=(train --model "$BASE" --data "$DATA/terminal/train.jsonl" "$DATA/mcp/train
       --no-gradient-checkpointing --prompt-profile "$PROFILE" --threads "$THREADS" --lead-weight "$LEAD_WEIGHT"
       --seed "$SEED")
 if [[ -n "$MAX_STEPS" ]]; then args+=(--max-steps "$MAX_STEPS"); fi
+if [[ -n "$EVAL_DATA" ]]; then
+  read -r -a eval_files <<< "$EVAL_DATA"
+  args+=(--eval-data "${eval_files[@]}" --eval-every "$EVAL_EVERY" --eval-limit "$EVAL_LIMIT"
+         --eval-metric "$EVAL_METRIC")
+  if [[ -n "$EARLY_STOP" ]]; then args+=(--early-stop "$EARLY_STOP"); fi
+fi
 if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
 if [[ -d "$OUT/checkpoints" ]]; then args+=(--resume); fi
 if [[ -n "$INIT_ADAPTER" ]]; then args+=(--init-adapter "$INIT_ADAPTER"); fi
@@ -67,13 +80,16 @@ if [[ ! -f "$OUT/adapter/adapter_model.safetensors" ]]; then
   exit 0
 fi
 
+# the adapter of the best held-out evaluation when there were any, else the last step's
+CHOSEN="$OUT/adapter"
+if [[ -d "$OUT/best-adapter" ]]; then CHOSEN="$OUT/best-adapter"; fi
 if [[ "${SHIP:-1}" != 1 ]]; then
-  echo "trained; not shipped (SHIP=0): compare $OUT/adapter with the shipped one first"
+  echo "trained; not shipped (SHIP=0): compare $CHOSEN with the shipped one first"
   exit 0
 fi
 # 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
-"$PY" scripts/ship_adapter.py --run "$OUT" --data "$DATA/terminal" "$DATA/mcp" \
-  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE LEAD_WEIGHT=$LEAD_WEIGHT)"
+"$PY" scripts/ship_adapter.py --run "$OUT" --adapter "$CHOSEN" --data "$DATA/terminal" "$DATA/mcp" \
+  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE LEAD_WEIGHT=$LEAD_WEIGHT EVAL_EVERY=$EVAL_EVERY EVAL_LIMIT=$EVAL_LIMIT EVAL_METRIC=$EVAL_METRIC EARLY_STOP=$EARLY_STOP)"
 
 # 4. held-out numbers for the model card (base vs adapter, one server)
 if [[ "${BENCH:-1}" == 1 ]]; then

@@ -253,3 +253,105 @@ def test_stopped_run_resumes_at_its_checkpoint_and_matches_an_uninterrupted_run(
     shape = json.loads((warm / "adapter" / "adapter_config.json").read_text())
     assert shape["r"] == 4
     assert json.loads((warm / "train_result.json").read_text())["init_adapter"] == init[1]
+
+
+# ----------------------------------------------------------------------------- held-out evaluation
+
+
+def _held_out_data(path: Path, first: int, n: int) -> None:
+    trajs = [t.model_copy(update={"system_prompt": SHORT_SYSTEM}) for t in read_trajectories(DATA)]
+    write_trajectories(path, trajs[first : first + n])
+
+
+def test_heldout_loss_is_scored_and_the_best_adapter_kept(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    peft = pytest.importorskip("peft")
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from aw_lookahead.training import ClassifyConfig
+    from aw_lookahead.training.batches import collate
+    from aw_lookahead.training.config import train_prompts
+    from aw_lookahead.training.dataset_cache import HELDOUT_FILE, load_or_prepare
+
+    data, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
+    _short_data(data, 2)
+    _held_out_data(held, 2, 1)
+    out = tmp_path / "run"
+    # fmt: off
+    done = _cli(
+        "train", "--model", str(embedded_model_path), "--data", str(data),
+        "--eval-data", str(held), "--eval-every", "1", "--out", str(out),
+        "--targets", "one", "--max-len", "512", "--max-steps", "3", "--lr", "2e-3",
+        "--lora-r", "4", "--lora-alpha", "8", "--save-every", "5", "--keep-checkpoints", "3",
+        "--no-progress", "--no-gradient-checkpointing",
+    )
+    # fmt: on
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    scored = [(r["step"], r["eval_loss"]) for r in rows if "eval_loss" in r]
+    assert [s for s, _ in scored] == [1, 2, 3]  # each evaluation a checkpoint, too
+    assert all(v > 0 for _, v in scored)
+    assert len({round(v, 6) for _, v in scored}) == 3  # the weights moved between evaluations
+    best_step = min(scored, key=lambda sv: sv[1])[0]
+    result = json.loads((out / "train_result.json").read_text())["heldout"]
+    assert result["best_step"] == best_step
+    assert result["stopped_early"] is False
+    kept = out / "checkpoints" / f"step-{best_step}" / "adapter" / "adapter_model.safetensors"
+    assert (out / "best-adapter" / "adapter_model.safetensors").read_bytes() == kept.read_bytes()
+    assert f"best {dict(scored)[best_step]:.4f} at step {best_step}" in done.stdout
+
+    # the last evaluation is the final adapter's mean loss on the held-out sequence,
+    # recomputed here by transformers' own loss
+    tok = transformers.AutoTokenizer.from_pretrained(str(embedded_model_path))
+    (sample,), _, _ = load_or_prepare(
+        tmp_path / "recheck",
+        [held],
+        tok,
+        max_len=512,
+        targets="one",
+        config=ClassifyConfig.parse_ratios([], skip_retries=True, seed=0),
+        prompts=train_prompts(embedded_model_path, "auto", None),
+        file_name=HELDOUT_FILE,
+    )
+    base = transformers.AutoModelForCausalLM.from_pretrained(
+        str(embedded_model_path), dtype=torch.float32
+    )
+    model = peft.PeftModel.from_pretrained(base, str(out / "adapter")).eval()
+    with torch.no_grad():
+        expected = float(model(**collate(torch, [sample], 0, "cpu")).loss)
+    assert scored[-1][1] == pytest.approx(expected, rel=1e-3)
+
+
+def test_run_stops_early_when_the_heldout_loss_stops_improving(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    data, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
+    _short_data(data, 2)
+    _held_out_data(held, 2, 2)
+    out = tmp_path / "run"
+    # a learning rate too small to move the held-out loss by the required 0.01
+    # fmt: off
+    common = [
+        "train", "--model", str(embedded_model_path), "--data", str(data),
+        "--eval-data", str(held), "--eval-every", "1", "--early-stop", "1",
+        "--early-stop-delta", "0.01", "--out", str(out), "--targets", "one",
+        "--max-len", "512", "--max-steps", "6", "--lr", "1e-9", "--lora-r", "4",
+        "--lora-alpha", "8", "--save-every", "5", "--no-progress", "--no-gradient-checkpointing",
+    ]
+    # fmt: on
+    done = _cli(*common)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "stopped early at step 2" in done.stdout
+    result = json.loads((out / "train_result.json").read_text())
+    assert result["step"] == 2
+    assert result["finished"] is True
+    assert result["heldout"]["stopped_early"] is True
+    assert result["heldout"]["best_step"] == 1
+    assert (out / "adapter" / "adapter_model.safetensors").is_file()
+    assert (out / "best-adapter" / "adapter_model.safetensors").is_file()
+
+    again = _cli(*common, "--resume")  # a stopped run stays stopped
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads((out / "train_result.json").read_text())["step"] == 2
+    assert len(_losses(out)) == 2

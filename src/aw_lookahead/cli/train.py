@@ -140,6 +140,47 @@ def register(subparsers: Any) -> None:
         "peft: PEFT's own forward (default %(default)s)",
     )
     p.add_argument("--save-every", type=int, default=50, help="checkpoint every N steps")
+    p.add_argument(
+        "--eval-data",
+        nargs="+",
+        type=Path,
+        default=[],
+        help="held-out data (same formats as --data, e.g. the validation split), scored "
+        "during the run; LoRA runs keep the best adapter in OUT/best-adapter",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=int,
+        default=None,
+        help="steps between held-out evaluations, each also a checkpoint (default: "
+        "--save-every); the last step is always scored",
+    )
+    p.add_argument(
+        "--eval-limit",
+        type=int,
+        default=200,
+        help="at most N held-out sequences, a seeded spread (default %(default)s)",
+    )
+    p.add_argument(
+        "--eval-metric",
+        choices=("loss", "lead_loss"),
+        default="loss",
+        help="what the best adapter and --early-stop go by: the mean loss over all label "
+        "tokens, or over each output's outcome line only (default %(default)s)",
+    )
+    p.add_argument(
+        "--early-stop",
+        type=int,
+        default=None,
+        metavar="N",
+        help="end the run once N held-out evaluations in a row have not beaten the best",
+    )
+    p.add_argument(
+        "--early-stop-delta",
+        type=float,
+        default=0.0,
+        help="how much lower the metric must be to count as better (default %(default)s)",
+    )
     p.add_argument("--keep-checkpoints", type=int, default=2)
     p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     p.add_argument("--seed", type=int, default=0)
@@ -167,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
         args.keep, skip_retries=not args.keep_retries, seed=args.seed
     )
     _check_data(args.data)
+    if args.eval_data:
+        _check_data(args.eval_data, option="--eval-data")
     if args.report_only:
         return _report_only(args, classify)
     from aw_lookahead.training import TrainConfig, train
@@ -202,6 +245,12 @@ def run(args: argparse.Namespace) -> int:
         precision=args.precision,
         gradient_checkpointing=not args.no_gradient_checkpointing,
         save_every=args.save_every,
+        eval_data=args.eval_data,
+        eval_every=args.eval_every,
+        eval_limit=args.eval_limit,
+        eval_metric=args.eval_metric,
+        early_stop=args.early_stop,
+        early_stop_delta=args.early_stop_delta,
         keep_checkpoints=args.keep_checkpoints,
         resume=args.resume,
         seed=args.seed,
@@ -209,6 +258,10 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     if args.method == "grpo":
+        if args.eval_data:
+            from aw_lookahead.errors import ConfigError
+
+            raise ConfigError("--eval-data scores SFT runs (lora, full); GRPO reports its reward")
         return run_grpo(args, cfg)
     result = train(cfg)
     print(result.report.summary())
@@ -219,6 +272,17 @@ def run(args: argparse.Namespace) -> int:
         f"{result.label_tokens_per_s:.1f} label tokens/s ({result.tokens_per_s:.1f} tokens/s), "
         f"loss curve {cfg.out / 'loss.png'}"
     )
+    if result.heldout is not None and result.heldout.best_step is not None:
+        where = f", adapter {result.best_adapter}" if result.best_adapter else ""
+        print(
+            f"held-out {cfg.eval_metric}: best {result.heldout.best_value:.4f} at step "
+            f"{result.heldout.best_step} of {len(result.heldout.history)} evaluations{where}"
+        )
+    if result.stopped_early:
+        print(
+            f"stopped early at step {result.step}: {cfg.early_stop} evaluations without a "
+            "better held-out score"
+        )
     if result.output_dir is not None:
         print(f"saved {result.output_dir}")
         if cfg.method == "lora":
@@ -231,13 +295,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_data(paths: list[Path]) -> None:
+def _check_data(paths: list[Path], option: str = "--data") -> None:
     """Read every record once before any model loads, so a bad line fails in seconds."""
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.training.data import read_training_records
 
     if sum(1 for _ in read_training_records(paths)) == 0:
-        raise ConfigError(f"--data {' '.join(map(str, paths))} holds no records")
+        raise ConfigError(f"{option} {' '.join(map(str, paths))} holds no records")
 
 
 def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:

@@ -6,6 +6,8 @@ Layout under ``<out>``::
                             + trainer_state.json (step, loss history, tokens, label tokens)
                             + adapter/ (LoRA runs: that step's PEFT adapter, servable as is)
     encoded.jsonl.gz        the tokenised data (token ids only), reused by --resume
+    encoded-heldout.jsonl.gz  the same for --eval-data
+    best-adapter/           LoRA runs with --eval-data: the adapter of the best held-out loss
     metrics.jsonl           one line per optimizer step
     loss.png                the loss curve (GRPO also reward.png: reward and its parts)
     data_report.json        class counts and token counts of the data
@@ -24,6 +26,7 @@ from typing import Any
 from aw_lookahead._extras import require
 
 CHECKPOINTS = "checkpoints"
+BEST_ADAPTER = "best-adapter"
 STATE_FILE = "trainer_state.json"
 _STEP_DIR = re.compile(r"^step-(\d+)$")
 
@@ -65,15 +68,35 @@ def prune_checkpoints(out: Path, keep: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def plot_losses(losses: list[tuple[int, float]], path: Path) -> None:
-    """Save the training-loss curve as a PNG (headless backend)."""
+def copy_adapter(source: Path, target: Path) -> None:
+    """Replace ``target`` with a copy of the adapter folder ``source`` (never half written:
+    copied beside it, then swapped in)."""
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(source, tmp)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+
+
+def plot_losses(
+    losses: list[tuple[int, float]],
+    path: Path,
+    heldout: list[tuple[int, float]] | None = None,
+) -> None:
+    """Save the training-loss curve as a PNG (headless backend), with the held-out one if any."""
     matplotlib = require("train", "matplotlib")
     matplotlib.use("Agg", force=True)
     plt = require("train", "matplotlib.pyplot")
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
     if losses:
         steps, values = zip(*losses, strict=True)
-        ax.plot(steps, values, marker="." if len(losses) < 60 else None, linewidth=1)
+        ax.plot(
+            steps, values, marker="." if len(losses) < 60 else None, linewidth=1, label="training"
+        )
+    if heldout:
+        steps, values = zip(*heldout, strict=True)
+        ax.plot(steps, values, marker="o", linewidth=1.5, label="held-out")
+        ax.legend()
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("training loss (labelled tokens)")
     ax.set_title("aw-lookahead warm-up fine-tuning")

@@ -22,6 +22,7 @@ from .data import TargetMode
 
 __all__ = [
     "DEFAULT_LORA_TARGETS",
+    "EvalMetric",
     "LoraKernel",
     "LossPositions",
     "Method",
@@ -34,6 +35,7 @@ Method = Literal["lora", "full"]
 Precision = Literal["auto", "bf16", "fp32"]
 LossPositions = Literal["labels", "all"]
 LoraKernel = Literal["fused", "peft"]
+EvalMetric = Literal["loss", "lead_loss"]
 
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj",
@@ -130,6 +132,16 @@ class TrainConfig:
     """A PEFT LoRA adapter folder to start from (warm start; LoRA only). Its rank, alpha and
     target modules win over ``lora_r``/``lora_alpha``/``lora_targets``; the optimizer and
     schedule start fresh. Continue an interrupted run with ``resume`` instead."""
+    eval_data: list[Path] = field(default_factory=list)
+    """Held-out data (same formats as ``data``), scored every ``eval_every`` steps
+    (default ``save_every``) and at the end; see :mod:`~aw_lookahead.training.heldout`."""
+    eval_every: int | None = None
+    eval_limit: int | None = 200
+    """At most this many held-out sequences (a seeded spread); ``None``: all of them."""
+    eval_metric: EvalMetric = "loss"
+    early_stop: int | None = None
+    """Stop once this many evaluations in a row have not beaten the best by ``early_stop_delta``."""
+    early_stop_delta: float = 0.0
 
     def lora_config(self) -> Any:
         """The ``peft.LoraConfig`` of this run's adapter shape (needs the ``train`` extra)."""
@@ -226,5 +238,30 @@ class TrainConfig:
             if self.method != "lora":
                 raise ConfigError("--init-adapter starts a LoRA run; use it with --method lora")
             self._take_adapter_shape(self.init_adapter / "adapter_config.json")
+        self._check_heldout()
         if self.mix > 0 and not self.agent_data:
             raise ConfigError("--mix needs --agent-data (the agent's OpenAI messages JSONL)")
+
+    @property
+    def evaluation_interval(self) -> int:
+        """Steps between held-out evaluations (``eval_every``, else ``save_every``)."""
+        return self.eval_every or self.save_every
+
+    def _check_heldout(self) -> None:
+        self.eval_data = [Path(p) for p in self.eval_data]
+        for p in self.eval_data:
+            if not p.exists():
+                raise ConfigError(f"held-out data {p} does not exist (--eval-data)")
+        if self.eval_metric not in ("loss", "lead_loss"):
+            raise ConfigError(f"eval_metric must be loss or lead_loss, got {self.eval_metric!r}")
+        for name, value in (
+            ("eval_every", self.eval_every),
+            ("eval_limit", self.eval_limit),
+            ("early_stop", self.early_stop),
+        ):
+            if value is not None and value < 1:
+                raise ConfigError(f"{name} must be >= 1, got {value}")
+        if self.early_stop_delta < 0:
+            raise ConfigError(f"early_stop_delta must be >= 0, got {self.early_stop_delta}")
+        if self.early_stop is not None and not self.eval_data:
+            raise ConfigError("--early-stop needs held-out data to watch; pass --eval-data")

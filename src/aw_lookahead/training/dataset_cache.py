@@ -27,9 +27,10 @@ from aw_lookahead.trajectory import Domain
 from .classify import ClassifyConfig, TurnClass
 from .data import IGNORE_INDEX, DataReport, EncodedSample, TargetMode, prepare_dataset
 
-__all__ = ["ENCODED_FILE", "data_fingerprint", "load_or_prepare"]
+__all__ = ["ENCODED_FILE", "HELDOUT_FILE", "data_fingerprint", "load_or_prepare"]
 
 ENCODED_FILE = "encoded.jsonl.gz"
+HELDOUT_FILE = "encoded-heldout.jsonl.gz"
 _FORMAT = 2
 
 
@@ -146,12 +147,14 @@ def load_or_prepare(
     targets: TargetMode,
     config: ClassifyConfig,
     prompts: PromptSet,
+    file_name: str = ENCODED_FILE,
 ) -> tuple[list[EncodedSample], DataReport, bool]:
-    """The run's encoded samples and report, and whether they came from ``out``'s cache."""
+    """The run's encoded samples and report, and whether they came from ``out``'s cache
+    (``file_name`` in ``out``: the training data's, or :data:`HELDOUT_FILE` for held-out data)."""
     fingerprint = data_fingerprint(
         paths, tokenizer, max_len=max_len, targets=targets, config=config, prompts=prompts
     )
-    file = out / ENCODED_FILE
+    file = out / file_name
     if file.is_file():
         found = _read(file, fingerprint)
         if found is not None:

@@ -14,6 +14,11 @@ Guarantees:
   micro-batch and process of the step), and the data is tokenised once per
   run folder (:mod:`~aw_lookahead.training.dataset_cache`), not once per
   ``resume`` slice.
+* With held-out data (``eval_data``) the run is scored every
+  ``evaluation_interval`` steps and at its end, each evaluation is a
+  checkpoint, and a LoRA run keeps the best evaluated adapter in
+  ``<out>/best-adapter``; with ``early_stop`` it ends once that many
+  evaluations in a row have not beaten the best (see :mod:`.heldout`).
 * The result is a PEFT adapter (``<out>/adapter``) that vLLM serves with
   ``--enable-lora --lora-modules NAME=<out>/adapter``, or a full model folder
   (``<out>/model``, tokenizer and chat template included).
@@ -40,7 +45,8 @@ from . import _artifacts as art
 from .batches import batch_order, collate, label_loss, lead_mask, predicted_labels, predicted_lead
 from .config import TrainConfig, train_prompts
 from .data import DataReport, EncodedSample
-from .dataset_cache import load_or_prepare
+from .dataset_cache import ENCODED_FILE, HELDOUT_FILE, load_or_prepare
+from .heldout import HeldOutTrack, heldout_subset, heldout_sums
 from .model_setup import build_model, mixed_precision, trainable_only
 
 __all__ = ["TrainResult", "batch_order", "train"]
@@ -66,6 +72,9 @@ class TrainResult:
     resumed_from: int | None = None
     finished: bool = False
     cached_data: bool = False
+    heldout: HeldOutTrack | None = None
+    best_adapter: Path | None = None
+    stopped_early: bool = False
 
     @property
     def tokens_per_s(self) -> float:
@@ -103,22 +112,43 @@ def train(cfg: TrainConfig) -> TrainResult:
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(cfg.model))
     prompts = train_prompts(cfg.model, cfg.prompt_profile, cfg.prompts)
 
-    def encoded() -> tuple[list[EncodedSample], DataReport, bool]:
+    def encoded(
+        paths: list[Path] = cfg.data, file_name: str = ENCODED_FILE
+    ) -> tuple[list[EncodedSample], DataReport, bool]:
         return load_or_prepare(
             cfg.out,
-            cfg.data,
+            paths,
             tokenizer,
             max_len=cfg.max_len,
             targets=cfg.targets,
             config=cfg.classify,
             prompts=prompts,
+            file_name=file_name,
         )
+
+    def encoded_heldout() -> list[EncodedSample]:
+        if not cfg.eval_data:
+            return []
+        found = encoded(cfg.eval_data, HELDOUT_FILE)[0]
+        return heldout_subset(found, cfg.eval_limit, cfg.seed)
 
     if main:  # one process encodes and writes the cache; the others read it
         samples, report, cached = encoded()
+        heldout = encoded_heldout()
     acc.wait_for_everyone()
     if not main:
         samples, report, cached = encoded()
+        heldout = encoded_heldout()
+    if cfg.eval_data and not heldout:
+        raise ConfigError(
+            f"--eval-data {' '.join(map(str, cfg.eval_data))}: no held-out sequence survived "
+            "classification and length limits; pass other data or raise --max-len"
+        )
+    if cfg.eval_metric == "lead_loss" and heldout and not any(predicted_lead(s) for s in heldout):
+        raise ConfigError(
+            "--eval-metric lead_loss: the held-out data has no outcome lines (only world-model "
+            "observations have them); use --eval-metric loss"
+        )
     if cfg.agent_data:
         from .mix import mix_samples
 
@@ -160,6 +190,7 @@ def train(cfg: TrainConfig) -> TrainResult:
 
     cfg.out.mkdir(parents=True, exist_ok=True)
     start, losses, tokens_before, labels_before = 0, [], 0, 0
+    state: dict[str, Any] = {}
     if latest is not None:
         _, folder = latest
         acc.load_state(str(folder), strict=cfg.method != "lora")
@@ -167,11 +198,17 @@ def train(cfg: TrainConfig) -> TrainResult:
         start, tokens_before = int(state["step"]), int(state.get("tokens", 0))
         labels_before = int(state.get("label_tokens", 0))
         losses = [(int(s), float(v)) for s, v in state["losses"]]
+    track = (
+        HeldOutTrack.from_state(state.get("heldout"), cfg.eval_metric, cfg.early_stop_delta)
+        if heldout
+        else None
+    )
     if main:
         (cfg.out / "data_report.json").write_text(json.dumps(report.as_dict(), indent=2))
         metrics = JsonlWriter(cfg.out / "metrics.jsonl", append=False)
+        scored = {row["step"]: row for row in track.history} if track else {}
         for s, v in losses:
-            metrics.write({"step": s, "loss": v})
+            metrics.write({"step": s, "loss": v, **_eval_fields(scored.get(s))})
     result = TrainResult(
         out=cfg.out,
         output_dir=None,
@@ -181,7 +218,11 @@ def train(cfg: TrainConfig) -> TrainResult:
         report=report,
         resumed_from=start if latest is not None else None,
         cached_data=cached,
+        heldout=track,
+        stopped_early=bool(state.get("stopped_early")),
     )
+    if result.stopped_early:
+        total_steps = result.total_steps = start
     stop_at = total_steps if cfg.stop_after is None else min(total_steps, start + cfg.stop_after)
     rank = acc.process_index
 
@@ -232,6 +273,15 @@ def train(cfg: TrainConfig) -> TrainResult:
             lead_total = float(acc.gather(torch.stack(lead_sums).sum()).sum().item())
             losses.append((step + 1, step_loss))
             result.step = step + 1
+            evaluated = track is not None and (
+                (step + 1) % cfg.evaluation_interval == 0 or step + 1 == total_steps
+            )
+            is_best = False
+            if track is not None and evaluated:
+                is_best = track.add(step + 1, *_evaluate(torch, acc, model, heldout, pad_id, cfg))
+                result.stopped_early = (
+                    cfg.early_stop is not None and track.since_best >= cfg.early_stop
+                )
             if main:
                 metrics.write(
                     {
@@ -242,11 +292,20 @@ def train(cfg: TrainConfig) -> TrainResult:
                         "tokens": tokens_before + tokens,
                         "label_tokens": labels_before + label_tokens,
                         "elapsed_s": round(time.perf_counter() - began, 3),
+                        **_eval_fields(track.history[-1] if track and evaluated else None),
                     }
                 )
             progress.advance(loss=f"{step_loss:.4f}")
-            if (step + 1) % cfg.save_every == 0 or step + 1 == stop_at:
-                _save_checkpoint(
+            if (
+                evaluated
+                or result.stopped_early
+                or (step + 1) % cfg.save_every == 0
+                or step + 1 == stop_at
+            ):
+                extra: dict[str, Any] = {"stopped_early": result.stopped_early}
+                if track is not None:
+                    extra["heldout"] = track.to_state()
+                folder = _save_checkpoint(
                     acc,
                     cfg,
                     model,
@@ -254,7 +313,12 @@ def train(cfg: TrainConfig) -> TrainResult:
                     losses,
                     tokens_before + tokens,
                     labels_before + label_tokens,
+                    extra,
                 )
+                if is_best and main and cfg.method == "lora":
+                    art.copy_adapter(folder / "adapter", cfg.out / art.BEST_ADAPTER)
+            if result.stopped_early:
+                break
     finally:
         progress.close()
         if main:
@@ -262,9 +326,12 @@ def train(cfg: TrainConfig) -> TrainResult:
     result.seconds = time.perf_counter() - began
     result.tokens = tokens
     result.label_tokens = label_tokens
-    result.finished = result.step >= total_steps
+    result.finished = result.step >= total_steps or result.stopped_early
+    best = cfg.out / art.BEST_ADAPTER
+    if track is not None and track.best_step is not None and best.is_dir():
+        result.best_adapter = best
     if main:
-        art.plot_losses(losses, cfg.out / "loss.png")
+        art.plot_losses(losses, cfg.out / "loss.png", heldout=track.series() if track else None)
     if result.finished:
         result.output_dir = _save_output(acc, cfg, model, tokenizer)
     if main:
@@ -281,7 +348,8 @@ def _save_checkpoint(
     losses: list[tuple[int, float]],
     tokens: int,
     label_tokens: int,
-) -> None:
+    extra: dict[str, Any],
+) -> Path:
     folder = cfg.out / art.CHECKPOINTS / f"step-{step}"
     acc.save_state(str(folder))
     if cfg.method == "lora":  # a servable adapter per checkpoint: evaluate or ship any step
@@ -292,9 +360,39 @@ def _save_checkpoint(
             )
     if acc.is_main_process:
         state = {"step": step, "losses": losses, "tokens": tokens, "label_tokens": label_tokens}
-        art.write_state(folder, state)
+        art.write_state(folder, {**state, **extra})
         art.prune_checkpoints(cfg.out, cfg.keep_checkpoints)
     acc.wait_for_everyone()
+    return folder
+
+
+def _evaluate(
+    torch: Any, acc: Any, model: Any, heldout: list[EncodedSample], pad_id: int, cfg: TrainConfig
+) -> tuple[float | None, float | None]:
+    """Mean held-out loss and outcome-line loss; each process scores an equal share of the set
+    (sharded models need the same number of forward passes on every process, so up to
+    ``processes - 1`` sequences are left out)."""
+    world = acc.num_processes
+    mine = heldout[: len(heldout) - len(heldout) % world][acc.process_index :: world]
+    sums = heldout_sums(
+        torch,
+        model,
+        mine,
+        pad_id=pad_id,
+        device=acc.device,
+        batch_size=cfg.batch_size,
+        logits=cfg.logits,
+    )
+    total = acc.gather(torch.tensor([sums], dtype=torch.float64, device=acc.device)).sum(0)
+    plain, lead, labels, leads = (float(x) for x in total.tolist())
+    return (plain / labels if labels else None, lead / leads if leads else None)
+
+
+def _eval_fields(row: dict[str, Any] | None) -> dict[str, Any]:
+    """A metrics line's held-out fields (none for a step without an evaluation)."""
+    if row is None:
+        return {}
+    return {"eval_loss": row["loss"], "eval_lead_loss": row["lead_loss"]}
 
 
 def _save_output(acc: Any, cfg: TrainConfig, model: Any, tokenizer: Any) -> Path:
@@ -338,9 +436,23 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "threads": cfg.threads,
         "lora_kernel": cfg.lora_kernel,
         "cached_data": r.cached_data,
+        "heldout": _heldout_summary(cfg, r),
         "output_dir": str(r.output_dir) if r.output_dir else None,
         "vllm_args": serve,
         "samples": r.report.samples,
         "masked_share": round(r.report.masked_share, 4),
     }
     (cfg.out / "train_result.json").write_text(json.dumps(data, indent=2))
+
+
+def _heldout_summary(cfg: TrainConfig, r: TrainResult) -> dict[str, Any] | None:
+    if r.heldout is None:
+        return None
+    return {
+        "metric": cfg.eval_metric,
+        "evaluations": r.heldout.history,
+        "best_step": r.heldout.best_step,
+        "best_value": r.heldout.best_value,
+        "best_adapter": str(r.best_adapter) if r.best_adapter else None,
+        "stopped_early": r.stopped_early,
+    }
