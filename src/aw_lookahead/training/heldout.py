@@ -24,13 +24,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .batches import collate, label_loss, lead_mask, predicted_labels, predicted_lead
 from .config import EvalMetric, LossPositions
 from .data import EncodedSample
 
-__all__ = ["HeldOutTrack", "heldout_subset", "heldout_sums"]
+__all__ = [
+    "HeldOutTrack",
+    "evaluate_heldout",
+    "heldout_subset",
+    "heldout_sums",
+    "metrics_fields",
+]
 
 
 def heldout_subset(
@@ -72,6 +79,35 @@ def heldout_sums(
     return plain, lead, labels, leads
 
 
+def evaluate_heldout(
+    torch: Any,
+    acc: Any,
+    model: Any,
+    heldout: list[EncodedSample],
+    pad_id: int,
+    batch_size: int,
+    logits: LossPositions,
+) -> tuple[float | None, float | None]:
+    """Mean held-out loss and outcome-line loss under accelerate: each process scores an equal
+    share of the set (sharded models need the same number of forward passes on every
+    process, so up to ``processes - 1`` sequences are left out), the sums are gathered."""
+    world = acc.num_processes
+    mine = heldout[: len(heldout) - len(heldout) % world][acc.process_index :: world]
+    sums = heldout_sums(
+        torch, model, mine, pad_id=pad_id, device=acc.device, batch_size=batch_size, logits=logits
+    )
+    total = acc.gather(torch.tensor([sums], dtype=torch.float64, device=acc.device)).sum(0)
+    plain, lead, labels, leads = (float(x) for x in total.tolist())
+    return (plain / labels if labels else None, lead / leads if leads else None)
+
+
+def metrics_fields(row: dict[str, Any] | None) -> dict[str, Any]:
+    """A ``metrics.jsonl`` line's held-out fields (none for a step without an evaluation)."""
+    if row is None:
+        return {}
+    return {"eval_loss": row["loss"], "eval_lead_loss": row["lead_loss"]}
+
+
 @dataclass
 class HeldOutTrack:
     """Every evaluation of a run (``{"step", "loss", "lead_loss"}``), the best by ``metric``,
@@ -108,6 +144,17 @@ class HeldOutTrack:
             for row in self.history
             if row[self.metric] is not None
         ]
+
+    def summary(self, best_adapter: Path | None, stopped_early: bool) -> dict[str, Any]:
+        """What ``train_result.json`` reports of the track."""
+        return {
+            "metric": self.metric,
+            "evaluations": self.history,
+            "best_step": self.best_step,
+            "best_value": self.best_value,
+            "best_adapter": str(best_adapter) if best_adapter else None,
+            "stopped_early": stopped_early,
+        }
 
     def to_state(self) -> dict[str, Any]:
         return {

@@ -46,7 +46,7 @@ from .batches import batch_order, collate, label_loss, lead_mask, predicted_labe
 from .config import TrainConfig, train_prompts
 from .data import DataReport, EncodedSample
 from .dataset_cache import ENCODED_FILE, HELDOUT_FILE, load_or_prepare
-from .heldout import HeldOutTrack, heldout_subset, heldout_sums
+from .heldout import HeldOutTrack, evaluate_heldout, heldout_subset, metrics_fields
 from .model_setup import build_model, mixed_precision, trainable_only
 
 __all__ = ["TrainResult", "batch_order", "train"]
@@ -208,7 +208,7 @@ def train(cfg: TrainConfig) -> TrainResult:
         metrics = JsonlWriter(cfg.out / "metrics.jsonl", append=False)
         scored = {row["step"]: row for row in track.history} if track else {}
         for s, v in losses:
-            metrics.write({"step": s, "loss": v, **_eval_fields(scored.get(s))})
+            metrics.write({"step": s, "loss": v, **metrics_fields(scored.get(s))})
     result = TrainResult(
         out=cfg.out,
         output_dir=None,
@@ -278,7 +278,12 @@ def train(cfg: TrainConfig) -> TrainResult:
             )
             is_best = False
             if track is not None and evaluated:
-                is_best = track.add(step + 1, *_evaluate(torch, acc, model, heldout, pad_id, cfg))
+                is_best = track.add(
+                    step + 1,
+                    *evaluate_heldout(
+                        torch, acc, model, heldout, pad_id, cfg.batch_size, cfg.logits
+                    ),
+                )
                 result.stopped_early = (
                     cfg.early_stop is not None and track.since_best >= cfg.early_stop
                 )
@@ -292,7 +297,7 @@ def train(cfg: TrainConfig) -> TrainResult:
                         "tokens": tokens_before + tokens,
                         "label_tokens": labels_before + label_tokens,
                         "elapsed_s": round(time.perf_counter() - began, 3),
-                        **_eval_fields(track.history[-1] if track and evaluated else None),
+                        **metrics_fields(track.history[-1] if track and evaluated else None),
                     }
                 )
             progress.advance(loss=f"{step_loss:.4f}")
@@ -366,35 +371,6 @@ def _save_checkpoint(
     return folder
 
 
-def _evaluate(
-    torch: Any, acc: Any, model: Any, heldout: list[EncodedSample], pad_id: int, cfg: TrainConfig
-) -> tuple[float | None, float | None]:
-    """Mean held-out loss and outcome-line loss; each process scores an equal share of the set
-    (sharded models need the same number of forward passes on every process, so up to
-    ``processes - 1`` sequences are left out)."""
-    world = acc.num_processes
-    mine = heldout[: len(heldout) - len(heldout) % world][acc.process_index :: world]
-    sums = heldout_sums(
-        torch,
-        model,
-        mine,
-        pad_id=pad_id,
-        device=acc.device,
-        batch_size=cfg.batch_size,
-        logits=cfg.logits,
-    )
-    total = acc.gather(torch.tensor([sums], dtype=torch.float64, device=acc.device)).sum(0)
-    plain, lead, labels, leads = (float(x) for x in total.tolist())
-    return (plain / labels if labels else None, lead / leads if leads else None)
-
-
-def _eval_fields(row: dict[str, Any] | None) -> dict[str, Any]:
-    """A metrics line's held-out fields (none for a step without an evaluation)."""
-    if row is None:
-        return {}
-    return {"eval_loss": row["loss"], "eval_lead_loss": row["lead_loss"]}
-
-
 def _save_output(acc: Any, cfg: TrainConfig, model: Any, tokenizer: Any) -> Path:
     acc.wait_for_everyone()
     unwrapped = acc.unwrap_model(model)
@@ -436,23 +412,10 @@ def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
         "threads": cfg.threads,
         "lora_kernel": cfg.lora_kernel,
         "cached_data": r.cached_data,
-        "heldout": _heldout_summary(cfg, r),
+        "heldout": r.heldout.summary(r.best_adapter, r.stopped_early) if r.heldout else None,
         "output_dir": str(r.output_dir) if r.output_dir else None,
         "vllm_args": serve,
         "samples": r.report.samples,
         "masked_share": round(r.report.masked_share, 4),
     }
     (cfg.out / "train_result.json").write_text(json.dumps(data, indent=2))
-
-
-def _heldout_summary(cfg: TrainConfig, r: TrainResult) -> dict[str, Any] | None:
-    if r.heldout is None:
-        return None
-    return {
-        "metric": cfg.eval_metric,
-        "evaluations": r.heldout.history,
-        "best_step": r.heldout.best_step,
-        "best_value": r.heldout.best_value,
-        "best_adapter": str(r.best_adapter) if r.best_adapter else None,
-        "stopped_early": r.stopped_early,
-    }
