@@ -1,7 +1,7 @@
 """Trap suite: does lookahead veto failing and destructive terminal actions, and at what cost?
 
     python bench/trap_suite.py --base-url URL --model NAME [--max-tokens 96] [--seed 0]
-        [--baseline-runs 5] [--raw] [--json]
+        [--baseline-runs 5] [--raw] [--survey "ls -AF"] [--json]
 
 Each task runs in a fresh real sandbox (``TerminalSandbox``, no network). At
 every step the agent has candidates: ``good`` ones, ``failing`` ones (missing
@@ -28,6 +28,12 @@ model's veto threshold (its calibration file, else the conservative default).
 above 0: every predicted failure vetoes) and reports them under ``raw``, so the two
 can be compared in one run.
 
+``--survey CMD`` (a read-only command, e.g. ``"ls -AF"``) runs CMD in the
+task's sandbox before each step and shows its real output to the world model
+as the history's last turn (kept out of the task's own trajectory): what an
+agent that has just listed its folder gives the model to predict from. The
+tasks' setup is otherwise invisible to the model.
+
 Tasks are plain data in ``bench/trap_tasks.py``: add a ``Task`` to ``TASKS``
 (or to ``HELD_OUT`` for families the embedded adapter never trained on) with
 its setup commands, one tuple of labelled candidates per step, and a check
@@ -45,7 +51,7 @@ import random
 from trap_tasks import BASES, LABELS, Task, select_tasks
 
 from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
-from aw_lookahead.lookahead import Lookahead
+from aw_lookahead.lookahead import Lookahead, is_read_only_command
 from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics
@@ -60,8 +66,18 @@ def _keys(command: str) -> list[dict[str, object]]:
     return [{"keystrokes": command + "\n", "duration": 1.0}]
 
 
+def _with_turn(traj: Trajectory, command: str, obs: str) -> Trajectory:
+    return traj.model_copy(
+        update={"turns": [*traj.turns, Turn(action=_keys(command), observation=obs)]}
+    )
+
+
 async def _run_task(
-    task: Task, rng: random.Random, chooser: Lookahead | None, tally: dict[str, int]
+    task: Task,
+    rng: random.Random,
+    chooser: Lookahead | None,
+    tally: dict[str, int],
+    survey: str | None = None,
 ) -> bool:
     async with TerminalSandbox(network=False) as sb:
         for cmd in task.setup:
@@ -73,8 +89,11 @@ async def _run_task(
             if chooser is None:
                 label, command = rng.choice(cands)
             else:
+                seen = traj
+                if survey:
+                    seen = _with_turn(traj, survey, observation(await sb.run(survey, timeout=10.0)))
                 result = await chooser.select(
-                    traj, [_keys(c) for _, c in cands], task=task.instruction
+                    seen, [_keys(c) for _, c in cands], task=task.instruction
                 )
                 for d in result.decisions:
                     label = cands[d.index][0]
@@ -87,11 +106,7 @@ async def _run_task(
                     continue
                 label, command = cands[result.chosen.index]
             tally[f"executed_{label}"] += 1
-            res = await sb.run(command, timeout=10.0)
-            traj = traj.model_copy(
-                update={"turns": [*traj.turns, Turn(action=_keys(command),
-                                                    observation=observation(res))]}
-            )  # fmt: skip
+            traj = _with_turn(traj, command, observation(await sb.run(command, timeout=10.0)))
         check = await sb.run(task.check, timeout=10.0)
         return check.exit_code == 0
 
@@ -133,13 +148,13 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         lk = Lookahead(wm, deadline_s=600.0)
         with_tally = _tally()
         rng = random.Random(args.seed)
-        with_ok = [await _run_task(t, rng, lk, with_tally) for t in tasks]
+        with_ok = [await _run_task(t, rng, lk, with_tally, args.survey) for t in tasks]
         served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
         if args.raw:
             raw_tally = _tally()
             rng = random.Random(args.seed)
             unheld = Lookahead(wm, deadline_s=600.0, threshold=RAW_THRESHOLD)
-            raw_ok = [await _run_task(t, rng, unheld, raw_tally) for t in tasks]
+            raw_ok = [await _run_task(t, rng, unheld, raw_tally, args.survey) for t in tasks]
             raw = {**_shares(raw_tally, raw_ok), "tally": raw_tally}
     base_tally = _tally()
     base_ok = 0
@@ -152,6 +167,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "tasks": len(tasks),
         "families": sorted({t.family for t in tasks}),
         "decisions": "calibrated",
+        "survey": args.survey,
         "threshold": lk.veto_threshold.summary(),
         **_shares(with_tally, with_ok),
         "success_without_lookahead": round(base_ok / (len(tasks) * args.baseline_runs), 3),
@@ -176,10 +192,20 @@ def main() -> None:
         action="store_true",
         help="also run with raw decisions (every predicted failure vetoes) and report them",
     )
+    p.add_argument(
+        "--survey",
+        metavar="CMD",
+        help="a read-only command (e.g. 'ls -AF') run before each step; its real output is "
+        "the last turn of the history the world model sees",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     if not args.base_url:
         p.error("pass --base-url (or set AW_LOOKAHEAD_BASE_URL) of a running server")
+    if args.survey:
+        read_only, why = is_read_only_command(args.survey)
+        if not read_only:
+            p.error(f"--survey must be a read-only command: {why}")
     result = asyncio.run(_main(args))
     if args.json:
         print(json.dumps(result))
@@ -188,7 +214,10 @@ def main() -> None:
     from rich.table import Table
 
     raw = result["raw"]
-    table = Table(title=f"trap suite: {result['tasks']} terminal tasks, model {result['model']}")
+    seen = f", survey {result['survey']!r}" if result["survey"] else ""
+    table = Table(
+        title=f"trap suite: {result['tasks']} terminal tasks, model {result['model']}{seen}"
+    )
     table.add_column("metric")
     table.add_column("calibrated", justify="right")
     if isinstance(raw, dict):

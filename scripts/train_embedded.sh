@@ -43,6 +43,8 @@ EVAL_EVERY=${EVAL_EVERY:-100}
 EVAL_LIMIT=${EVAL_LIMIT:-160}
 EVAL_METRIC=${EVAL_METRIC:-lead_loss}
 EARLY_STOP=${EARLY_STOP-3}
+# a warm start is scored before its first step too, so a run that never beats it ships it back
+EVAL_ON_START=${EVAL_ON_START-${INIT_ADAPTER:+1}}
 AWL=("$PY" -m aw_lookahead)
 
 if [[ "${FRESH:-0}" == 1 ]]; then rm -rf "$OUT"; fi
@@ -70,6 +72,7 @@ if [[ -n "$EVAL_DATA" ]]; then
   args+=(--eval-data "${eval_files[@]}" --eval-every "$EVAL_EVERY" --eval-limit "$EVAL_LIMIT"
          --eval-metric "$EVAL_METRIC")
   if [[ -n "$EARLY_STOP" ]]; then args+=(--early-stop "$EARLY_STOP"); fi
+  if [[ "$EVAL_ON_START" == 1 ]]; then args+=(--eval-on-start); fi
 fi
 if [[ -n "$STOP_AFTER" ]]; then args+=(--stop-after "$STOP_AFTER"); fi
 if [[ -d "$OUT/checkpoints" ]]; then args+=(--resume); fi
@@ -83,13 +86,18 @@ fi
 # the adapter of the best held-out evaluation when there were any, else the last step's
 CHOSEN="$OUT/adapter"
 if [[ -d "$OUT/best-adapter" ]]; then CHOSEN="$OUT/best-adapter"; fi
+BEST_STEP=$("$PY" -c 'import json,sys; h=json.load(open(sys.argv[1])).get("heldout") or {}; print(h.get("best_step"))' "$OUT/train_result.json")
+if [[ "$BEST_STEP" == 0 ]]; then
+  echo "no held-out evaluation beat the starting adapter (step 0): nothing new to ship"
+  exit 0
+fi
 if [[ "${SHIP:-1}" != 1 ]]; then
   echo "trained; not shipped (SHIP=0): compare $CHOSEN with the shipped one first"
   exit 0
 fi
 # 3. ship: bf16 copy into the package + provenance.json + docs/embedded-model-loss.png
 "$PY" scripts/ship_adapter.py --run "$OUT" --adapter "$CHOSEN" --data "$DATA/terminal" "$DATA/mcp" \
-  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE LEAD_WEIGHT=$LEAD_WEIGHT EVAL_EVERY=$EVAL_EVERY EVAL_LIMIT=$EVAL_LIMIT EVAL_METRIC=$EVAL_METRIC EARLY_STOP=$EARLY_STOP)"
+  --command "scripts/train_embedded.sh (DATA_SEED=$DATA_SEED SEED=$SEED N_TERMINAL=$N_TERMINAL N_MCP=$N_MCP MAX_LEN=$MAX_LEN EPOCHS=$EPOCHS MAX_STEPS=$MAX_STEPS INIT_ADAPTER=$INIT_ADAPTER BATCH=$BATCH GRAD_ACCUM=$GRAD_ACCUM LR=$LR LORA_R=$LORA_R LORA_ALPHA=$LORA_ALPHA PROFILE=$PROFILE LEAD_WEIGHT=$LEAD_WEIGHT EVAL_EVERY=$EVAL_EVERY EVAL_LIMIT=$EVAL_LIMIT EVAL_METRIC=$EVAL_METRIC EARLY_STOP=$EARLY_STOP EVAL_ON_START=$EVAL_ON_START)"
 
 # 4. held-out numbers for the model card (base vs adapter, one server)
 if [[ "${BENCH:-1}" == 1 ]]; then

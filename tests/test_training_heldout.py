@@ -68,6 +68,8 @@ def test_heldout_options_are_checked_up_front(embedded_model_path: Path, tmp_pat
 
     with pytest.raises(ConfigError, match="--early-stop needs held-out data"):
         config(early_stop=3)
+    with pytest.raises(ConfigError, match="--eval-on-start needs held-out data"):
+        config(eval_on_start=True)
     with pytest.raises(ConfigError, match=r"missing\.jsonl does not exist \(--eval-data\)"):
         config(eval_data=[tmp_path / "missing.jsonl"])
     with pytest.raises(ConfigError, match="eval_every must be >= 1"):

@@ -355,3 +355,52 @@ def test_run_stops_early_when_the_heldout_loss_stops_improving(
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((out / "train_result.json").read_text())["step"] == 2
     assert len(_losses(out)) == 2
+
+
+def test_eval_on_start_scores_a_warm_start_that_training_does_not_beat(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file
+
+    from aw_lookahead.embedded.lora import PACKAGED_ADAPTER_DIR
+
+    data, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
+    _short_data(data, 2)
+    _held_out_data(held, 2, 2)
+    out = tmp_path / "run"
+    # from the shipped adapter, with a learning rate too small to beat it by the required 0.01
+    # fmt: off
+    common = [
+        "train", "--model", str(embedded_model_path), "--data", str(data),
+        "--init-adapter", str(PACKAGED_ADAPTER_DIR), "--eval-data", str(held),
+        "--eval-on-start", "--eval-every", "1", "--early-stop", "1",
+        "--early-stop-delta", "0.01", "--out", str(out), "--targets", "one",
+        "--max-len", "512", "--max-steps", "4", "--lr", "1e-9", "--save-every", "5",
+        "--no-progress", "--no-gradient-checkpointing",
+    ]
+    # fmt: on
+    done = _cli(*common)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert rows[0]["step"] == 0
+    assert rows[0]["loss"] is None
+    assert rows[0]["eval_loss"] > 0
+    result = json.loads((out / "train_result.json").read_text())
+    assert [e["step"] for e in result["heldout"]["evaluations"]] == [0, 1]
+    assert result["heldout"]["best_step"] == 0
+    assert result["heldout"]["stopped_early"] is True
+    assert result["step"] == 1
+    assert f"best {rows[0]['eval_loss']:.4f} at step 0" in done.stdout
+    # the best adapter is the warm start itself
+    best = load_file(str(out / "best-adapter" / "adapter_model.safetensors"))
+    start = load_file(str(PACKAGED_ADAPTER_DIR / "adapter_model.safetensors"))
+    assert best.keys() == start.keys()
+    assert all(torch.equal(best[k].float(), start[k].float()) for k in start)
+
+    again = _cli(*common, "--resume")  # the step-0 score survives a resume and is not redone
+    assert again.returncode == 0, again.stderr[-3000:]
+    rows_again = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert rows_again[0] == rows[0]
+    evaluations = json.loads((out / "train_result.json").read_text())["heldout"]["evaluations"]
+    assert [e["step"] for e in evaluations] == [0, 1]

@@ -169,6 +169,12 @@ def register(subparsers: Any) -> None:
         "tokens, or over each output's outcome line only (default %(default)s)",
     )
     p.add_argument(
+        "--eval-on-start",
+        action="store_true",
+        help="also score the model before the first step (step 0), e.g. a warm start's "
+        "--init-adapter, so the run's best can be where it started",
+    )
+    p.add_argument(
         "--early-stop",
         type=int,
         default=None,
@@ -251,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
         eval_metric=args.eval_metric,
         early_stop=args.early_stop,
         early_stop_delta=args.early_stop_delta,
+        eval_on_start=args.eval_on_start,
         keep_checkpoints=args.keep_checkpoints,
         resume=args.resume,
         seed=args.seed,
@@ -280,8 +287,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if result.stopped_early:
         print(
-            f"stopped early at step {result.step}: {cfg.early_stop} evaluations without a "
-            "better held-out score"
+            f"stopped early at step {result.step}: {cfg.early_stop} "
+            f"evaluation{'s' if cfg.early_stop != 1 else ''} without a better held-out score"
         )
     if result.output_dir is not None:
         print(f"saved {result.output_dir}")

@@ -1,4 +1,4 @@
-"""Checkpoint folders, the trainer state file and the loss-curve plot.
+"""Checkpoint folders, the trainer state file, saving a run's weights, the loss-curve plot.
 
 Layout under ``<out>``::
 
@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead._extras import require
+
+from .config import TrainConfig
 
 CHECKPOINTS = "checkpoints"
 BEST_ADAPTER = "best-adapter"
@@ -127,3 +129,47 @@ def plot_series(
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def save_checkpoint(
+    acc: Any,
+    cfg: TrainConfig,
+    model: Any,
+    step: int,
+    losses: list[tuple[int, float]],
+    tokens: int,
+    label_tokens: int,
+    extra: dict[str, Any],
+) -> Path:
+    """Save step ``step``'s checkpoint (for LoRA also a servable adapter) and prune old ones;
+    the state file is written last, so a save cut short is not a checkpoint."""
+    folder = cfg.out / CHECKPOINTS / f"step-{step}"
+    acc.save_state(str(folder))
+    if cfg.method == "lora":  # a servable adapter per checkpoint: evaluate or ship any step
+        state = acc.get_state_dict(model)
+        if acc.is_main_process:
+            acc.unwrap_model(model).save_pretrained(
+                str(folder / "adapter"), state_dict=state, safe_serialization=True
+            )
+    if acc.is_main_process:
+        state = {"step": step, "losses": losses, "tokens": tokens, "label_tokens": label_tokens}
+        write_state(folder, {**state, **extra})
+        prune_checkpoints(cfg.out, cfg.keep_checkpoints)
+    acc.wait_for_everyone()
+    return folder
+
+
+def save_output(acc: Any, cfg: TrainConfig, model: Any, tokenizer: Any) -> Path:
+    """The run's result: ``adapter/`` (LoRA) or ``model/`` with its tokenizer (full)."""
+    acc.wait_for_everyone()
+    unwrapped = acc.unwrap_model(model)
+    state = acc.get_state_dict(model)
+    target = cfg.out / ("adapter" if cfg.method == "lora" else "model")
+    if acc.is_main_process:
+        unwrapped.save_pretrained(str(target), state_dict=state, safe_serialization=True)
+        if cfg.method == "full":
+            unwrapped.config.use_cache = True
+            unwrapped.config.save_pretrained(str(target))
+            tokenizer.save_pretrained(str(target))
+    acc.wait_for_everyone()
+    return target

@@ -142,6 +142,9 @@ class TrainConfig:
     early_stop: int | None = None
     """Stop once this many evaluations in a row have not beaten the best by ``early_stop_delta``."""
     early_stop_delta: float = 0.0
+    eval_on_start: bool = False
+    """Also score the model before the first step (step 0: the ``init_adapter`` or the base),
+    so a warm start's own number is on the track and ``best-adapter`` can be it."""
 
     def lora_config(self) -> Any:
         """The ``peft.LoraConfig`` of this run's adapter shape (needs the ``train`` extra)."""
@@ -263,5 +266,7 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 1, got {value}")
         if self.early_stop_delta < 0:
             raise ConfigError(f"early_stop_delta must be >= 0, got {self.early_stop_delta}")
+        if self.eval_on_start and not self.eval_data:
+            raise ConfigError("--eval-on-start needs held-out data to score; pass --eval-data")
         if self.early_stop is not None and not self.eval_data:
             raise ConfigError("--early-stop needs held-out data to watch; pass --eval-data")

@@ -18,7 +18,9 @@ Guarantees:
   ``evaluation_interval`` steps and at its end, each evaluation is a
   checkpoint, and a LoRA run keeps the best evaluated adapter in
   ``<out>/best-adapter``; with ``early_stop`` it ends once that many
-  evaluations in a row have not beaten the best (see :mod:`.heldout`).
+  evaluations in a row have not beaten the best (see :mod:`.heldout`). With
+  ``eval_on_start`` the model is scored (and checkpointed) at step 0 as well,
+  so a warm start that training does not improve is its own best.
 * The result is a PEFT adapter (``<out>/adapter``) that vLLM serves with
   ``--enable-lora --lora-modules NAME=<out>/adapter``, or a full model folder
   (``<out>/model``, tokenizer and chat template included).
@@ -207,6 +209,8 @@ def train(cfg: TrainConfig) -> TrainResult:
         (cfg.out / "data_report.json").write_text(json.dumps(report.as_dict(), indent=2))
         metrics = JsonlWriter(cfg.out / "metrics.jsonl", append=False)
         scored = {row["step"]: row for row in track.history} if track else {}
+        if 0 in scored:
+            metrics.write({"step": 0, "loss": None, **metrics_fields(scored[0])})
         for s, v in losses:
             metrics.write({"step": s, "loss": v, **metrics_fields(scored.get(s))})
     result = TrainResult(
@@ -236,8 +240,30 @@ def train(cfg: TrainConfig) -> TrainResult:
     )
     began = time.perf_counter()
     tokens, label_tokens = 0, 0
+
+    def evaluate(at: int) -> bool:
+        """Score the held-out set at step ``at``; True when it is the new best."""
+        assert track is not None
+        scores = evaluate_heldout(torch, acc, model, heldout, pad_id, cfg.batch_size, cfg.logits)
+        return track.add(at, *scores)
+
+    def checkpoint(at: int, is_best: bool) -> None:
+        extra: dict[str, Any] = {"stopped_early": result.stopped_early}
+        if track is not None:
+            extra["heldout"] = track.to_state()
+        folder = art.save_checkpoint(
+            acc, cfg, model, at, losses, tokens_before + tokens, labels_before + label_tokens, extra
+        )
+        if is_best and main and cfg.method == "lora":
+            art.copy_adapter(folder / "adapter", cfg.out / art.BEST_ADAPTER)
+
     model.train()
     try:
+        if track is not None and cfg.eval_on_start and start == 0 and not track.history:
+            is_best = evaluate(0)
+            if main:
+                metrics.write({"step": 0, "loss": None, **metrics_fields(track.history[-1])})
+            checkpoint(0, is_best)
         for step in range(start, stop_at):
             orders = [
                 batch_order(len(samples), step * cfg.grad_accum + a, global_batch, cfg.seed)
@@ -278,12 +304,7 @@ def train(cfg: TrainConfig) -> TrainResult:
             )
             is_best = False
             if track is not None and evaluated:
-                is_best = track.add(
-                    step + 1,
-                    *evaluate_heldout(
-                        torch, acc, model, heldout, pad_id, cfg.batch_size, cfg.logits
-                    ),
-                )
+                is_best = evaluate(step + 1)
                 result.stopped_early = (
                     cfg.early_stop is not None and track.since_best >= cfg.early_stop
                 )
@@ -307,21 +328,7 @@ def train(cfg: TrainConfig) -> TrainResult:
                 or (step + 1) % cfg.save_every == 0
                 or step + 1 == stop_at
             ):
-                extra: dict[str, Any] = {"stopped_early": result.stopped_early}
-                if track is not None:
-                    extra["heldout"] = track.to_state()
-                folder = _save_checkpoint(
-                    acc,
-                    cfg,
-                    model,
-                    step + 1,
-                    losses,
-                    tokens_before + tokens,
-                    labels_before + label_tokens,
-                    extra,
-                )
-                if is_best and main and cfg.method == "lora":
-                    art.copy_adapter(folder / "adapter", cfg.out / art.BEST_ADAPTER)
+                checkpoint(step + 1, is_best)
             if result.stopped_early:
                 break
     finally:
@@ -338,52 +345,11 @@ def train(cfg: TrainConfig) -> TrainResult:
     if main:
         art.plot_losses(losses, cfg.out / "loss.png", heldout=track.series() if track else None)
     if result.finished:
-        result.output_dir = _save_output(acc, cfg, model, tokenizer)
+        result.output_dir = art.save_output(acc, cfg, model, tokenizer)
     if main:
         _write_result(cfg, result)
     acc.wait_for_everyone()
     return result
-
-
-def _save_checkpoint(
-    acc: Any,
-    cfg: TrainConfig,
-    model: Any,
-    step: int,
-    losses: list[tuple[int, float]],
-    tokens: int,
-    label_tokens: int,
-    extra: dict[str, Any],
-) -> Path:
-    folder = cfg.out / art.CHECKPOINTS / f"step-{step}"
-    acc.save_state(str(folder))
-    if cfg.method == "lora":  # a servable adapter per checkpoint: evaluate or ship any step
-        state = acc.get_state_dict(model)
-        if acc.is_main_process:
-            acc.unwrap_model(model).save_pretrained(
-                str(folder / "adapter"), state_dict=state, safe_serialization=True
-            )
-    if acc.is_main_process:
-        state = {"step": step, "losses": losses, "tokens": tokens, "label_tokens": label_tokens}
-        art.write_state(folder, {**state, **extra})
-        art.prune_checkpoints(cfg.out, cfg.keep_checkpoints)
-    acc.wait_for_everyone()
-    return folder
-
-
-def _save_output(acc: Any, cfg: TrainConfig, model: Any, tokenizer: Any) -> Path:
-    acc.wait_for_everyone()
-    unwrapped = acc.unwrap_model(model)
-    state = acc.get_state_dict(model)
-    target = cfg.out / ("adapter" if cfg.method == "lora" else "model")
-    if acc.is_main_process:
-        unwrapped.save_pretrained(str(target), state_dict=state, safe_serialization=True)
-        if cfg.method == "full":
-            unwrapped.config.use_cache = True
-            unwrapped.config.save_pretrained(str(target))
-            tokenizer.save_pretrained(str(target))
-    acc.wait_for_everyone()
-    return target
 
 
 def _write_result(cfg: TrainConfig, r: TrainResult) -> None:
