@@ -323,23 +323,31 @@ def test_heldout_loss_is_scored_and_the_best_adapter_kept(
     assert scored[-1][1] == pytest.approx(expected, rel=1e-3)
 
 
-def test_run_stops_early_when_the_heldout_loss_stops_improving(
-    tmp_path: Path, embedded_model_path: Path
-) -> None:
+def _stalled_run(tmp_path: Path, model: Path, *extra: str) -> tuple[Path, list[str]]:
+    """A run folder and the arguments of a run that cannot improve its held-out loss: a
+    learning rate too small to move it by the required 0.01, an evaluation every step,
+    stopping after one without improvement."""
     data, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
     _short_data(data, 2)
     _held_out_data(held, 2, 2)
     out = tmp_path / "run"
-    # a learning rate too small to move the held-out loss by the required 0.01
     # fmt: off
-    common = [
-        "train", "--model", str(embedded_model_path), "--data", str(data),
-        "--eval-data", str(held), "--eval-every", "1", "--early-stop", "1",
-        "--early-stop-delta", "0.01", "--out", str(out), "--targets", "one",
-        "--max-len", "512", "--max-steps", "6", "--lr", "1e-9", "--lora-r", "4",
-        "--lora-alpha", "8", "--save-every", "5", "--no-progress", "--no-gradient-checkpointing",
+    args = [
+        "train", "--model", str(model), "--data", str(data), "--eval-data", str(held),
+        "--eval-every", "1", "--early-stop", "1", "--early-stop-delta", "0.01",
+        "--out", str(out), "--targets", "one", "--max-len", "512", "--lr", "1e-9",
+        "--save-every", "5", "--no-progress", "--no-gradient-checkpointing", *extra,
     ]
     # fmt: on
+    return out, args
+
+
+def test_run_stops_early_when_the_heldout_loss_stops_improving(
+    tmp_path: Path, embedded_model_path: Path
+) -> None:
+    out, common = _stalled_run(
+        tmp_path, embedded_model_path, "--max-steps", "6", "--lora-r", "4", "--lora-alpha", "8"
+    )
     done = _cli(*common)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "stopped early at step 2" in done.stdout
@@ -365,21 +373,16 @@ def test_eval_on_start_scores_a_warm_start_that_training_does_not_beat(
 
     from aw_lookahead.embedded.lora import PACKAGED_ADAPTER_DIR
 
-    data, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
-    _short_data(data, 2)
-    _held_out_data(held, 2, 2)
-    out = tmp_path / "run"
-    # from the shipped adapter, with a learning rate too small to beat it by the required 0.01
-    # fmt: off
-    common = [
-        "train", "--model", str(embedded_model_path), "--data", str(data),
-        "--init-adapter", str(PACKAGED_ADAPTER_DIR), "--eval-data", str(held),
-        "--eval-on-start", "--eval-every", "1", "--early-stop", "1",
-        "--early-stop-delta", "0.01", "--out", str(out), "--targets", "one",
-        "--max-len", "512", "--max-steps", "4", "--lr", "1e-9", "--save-every", "5",
-        "--no-progress", "--no-gradient-checkpointing",
-    ]
-    # fmt: on
+    # from the shipped adapter, which a run that cannot improve never beats
+    out, common = _stalled_run(
+        tmp_path,
+        embedded_model_path,
+        "--init-adapter",
+        str(PACKAGED_ADAPTER_DIR),
+        "--eval-on-start",
+        "--max-steps",
+        "4",
+    )
     done = _cli(*common)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
