@@ -112,9 +112,39 @@ def test_destructive_actions_keep_the_fail_safe_rule() -> None:
     assert d.kind is DecisionKind.VETO
     assert d.outcome is Outcome.RISKY
     assert d.threshold is None
-    assert d.p_failure == 0.25
+    assert d.p_failure == 0.0, "predicted to succeed: blocked for its effect, not a failure"
     assert "predicted to succeed" not in d.explain(), "the reason never contradicts the text"
     assert "recursively" in d.reason
+    one_fails = _decide(risky, [FAIL, OK, OK], threshold=None, hazard=hazard, action="rm -rf data")
+    assert one_fails.kind is DecisionKind.VETO
+    assert one_fails.p_failure == 0.25
+
+
+def test_a_destructive_action_predicted_to_succeed_has_no_failure_probability() -> None:
+    """One greedy prediction with log-probabilities: ``rm data`` predicted to succeed is
+    blocked for its effect, and its explanation shows no confidence that it fails."""
+    obs = "$ rm data.txt"
+    tokens = [["<predicted_observation>", -0.01], ["\n$ rm data.txt", -0.01]]
+    tokens += [["\n</predicted_observation>", -0.01]]
+    pred = Prediction(action="rm data.txt", observation=obs, raw="".join(t for t, _ in tokens))
+    pred = pred.model_copy(update={"metadata": {"token_logprobs": tokens}})
+    hazard = Signal(
+        source="rule", name="risk.destructive_command", outcome=Outcome.RISKY, detail="rm deletes"
+    )
+    risky = Verdict(
+        outcome=Outcome.RISKY, reason="rm deletes, and it is predicted to succeed", signals=[hazard]
+    )
+    d = decide(
+        Candidate("rm data.txt", 0),
+        Simulated(prediction=pred),
+        Judged(verdict=risky),
+        veto_outcomes=VETO,
+        hazard=hazard,
+        threshold=0.5,
+    )
+    assert d.kind is DecisionKind.VETO
+    assert d.p_failure == 0.0
+    assert "p_failure" not in d.explain()
 
 
 def test_an_uncertain_explanation_does_not_claim_success() -> None:

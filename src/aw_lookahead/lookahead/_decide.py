@@ -211,6 +211,19 @@ class _Ruling:
     uncertain: bool = False
 
 
+def _p_failure(
+    prediction: Prediction, verdict: Verdict, verdicts: list[Verdict], counted: Set[Outcome]
+) -> float:
+    """The share of ``verdicts`` with an outcome in ``counted``; for a single prediction with
+    token log-probabilities, the probability of its failure (:mod:`.confidence`)."""
+    hits = sum(1 for v in verdicts if v.outcome in counted)
+    if len(verdicts) == 1:
+        from_tokens = token_p_failure(prediction, verdict, hits > 0)
+        if from_tokens is not None:
+            return from_tokens
+    return hits / len(verdicts)
+
+
 def _rule(
     prediction: Prediction,
     verdict: Verdict,
@@ -226,7 +239,9 @@ def _rule(
     log-probabilities, the probability of its failure (:mod:`.confidence`).
     A destructive action (an action-level
     hazard, or a verdict of ``risky``) is vetoed when the main prediction's
-    outcome is a veto outcome, as without calibration. Any other action is
+    outcome is a veto outcome, as without calibration; its ``p_failure``
+    counts only predictions that it fails or does nothing (a prediction that
+    it succeeds is why it is blocked, not a failure). Any other action is
     vetoed only when ``p_failure`` reaches ``threshold`` (never when it is
     ``None``), showing a failing prediction and its reason; below it the
     action runs, marked uncertain when some prediction fails, or when a
@@ -238,10 +253,7 @@ def _rule(
     verdicts = [v for _, v in pairs]
     failing = [i for i, v in enumerate(verdicts) if v.outcome in veto_outcomes]
     n = len(verdicts)
-    p_failure = len(failing) / n
-    if n == 1:
-        from_tokens = token_p_failure(prediction, verdict, bool(failing))
-        p_failure = from_tokens if from_tokens is not None else p_failure
+    p_failure = _p_failure(prediction, verdict, verdicts, veto_outcomes)
     set_aside = any(s.name == SET_ASIDE for v in verdicts for s in v.signals)
     common: dict[str, Any] = {
         "others": tuple(verdicts[1:]),
@@ -250,6 +262,9 @@ def _rule(
         "predictions": n,
     }
     if hazard is not None or verdict.outcome is Outcome.RISKY:
+        common["p_failure"] = _p_failure(
+            prediction, verdict, verdicts, veto_outcomes - {Outcome.RISKY}
+        )
         reason = verdict.reason or f"predicted {verdict.outcome.value}"
         if hazard is not None and any(s.name == hazard.name for s in verdict.signals):
             reason = f"{hazard.detail}: it destroys data if it succeeds, so it is blocked first"
