@@ -22,8 +22,8 @@ is fit on the ``--train`` actions and scored on the other splits:
   ``p_failure`` on the same ``--test`` sample, same ``--sample-seed``);
 * ``at_validation_budget``: the threshold that vetoes at most 5% of good
   validation actions, applied to the test actions (catch and false-veto
-  rates), and ``test_at_5pct``: the best a threshold can do on the test
-  actions themselves at 5% false vetoes.
+  rates), and ``test_at_budget``: the best a threshold can do on the test
+  actions themselves at that budget.
 
 Needs the ``train`` extra (torch, transformers). One forward pass per action:
 about 0.6 s each on one idle CPU core for the embedded model.

@@ -253,7 +253,9 @@ def _rule(
     verdicts = [v for _, v in pairs]
     failing = [i for i, v in enumerate(verdicts) if v.outcome in veto_outcomes]
     n = len(verdicts)
-    p_failure = _p_failure(prediction, verdict, verdicts, veto_outcomes)
+    destructive = hazard is not None or verdict.outcome is Outcome.RISKY
+    counted = veto_outcomes - {Outcome.RISKY} if destructive else veto_outcomes
+    p_failure = _p_failure(prediction, verdict, verdicts, counted)
     set_aside = any(s.name == SET_ASIDE for v in verdicts for s in v.signals)
     common: dict[str, Any] = {
         "others": tuple(verdicts[1:]),
@@ -261,10 +263,7 @@ def _rule(
         "p_failure": p_failure,
         "predictions": n,
     }
-    if hazard is not None or verdict.outcome is Outcome.RISKY:
-        common["p_failure"] = _p_failure(
-            prediction, verdict, verdicts, veto_outcomes - {Outcome.RISKY}
-        )
+    if destructive:
         reason = verdict.reason or f"predicted {verdict.outcome.value}"
         if hazard is not None and any(s.name == hazard.name for s in verdict.signals):
             reason = f"{hazard.detail}: it destroys data if it succeeds, so it is blocked first"

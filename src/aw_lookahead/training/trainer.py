@@ -209,9 +209,8 @@ def train(cfg: TrainConfig) -> TrainResult:
         (cfg.out / "data_report.json").write_text(json.dumps(report.as_dict(), indent=2))
         metrics = JsonlWriter(cfg.out / "metrics.jsonl", append=False)
         scored = {row["step"]: row for row in track.history} if track else {}
-        if 0 in scored:
-            metrics.write({"step": 0, "loss": None, **metrics_fields(scored[0])})
-        for s, v in losses:
+        before_step_one: list[tuple[int, float | None]] = [(0, None)] if 0 in scored else []
+        for s, v in [*before_step_one, *losses]:
             metrics.write({"step": s, "loss": v, **metrics_fields(scored.get(s))})
     result = TrainResult(
         out=cfg.out,
