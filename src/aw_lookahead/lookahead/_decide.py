@@ -20,6 +20,7 @@ from aw_lookahead.worldmodel.base import Prediction
 
 from ._argument_check import SET_ASIDE
 from .confidence import token_p_failure
+from .environment import Observation
 from .routing import Route
 from .safety import ErrorPolicy
 from .types import Decision, DecisionKind, Outcome, Signal, Verdict
@@ -64,7 +65,9 @@ class EngineStats:
     ``causes`` counts them by cause (``unreachable``, ``deadline``,
     ``context``, ...). ``uncertain`` counts actions that ran although some
     prediction said they fail (``p_failure`` below the veto threshold, or
-    a failure set aside as refuted).
+    a failure set aside as refuted). ``observed_vetoes`` counts actions vetoed
+    because the environment showed a need missing (no model call);
+    ``observe_errors`` looks at the environment that failed or ran out of time.
     """
 
     actions: int = 0
@@ -75,6 +78,8 @@ class EngineStats:
     unchecked: int = 0
     blocked_unchecked: int = 0
     uncertain: int = 0
+    observed_vetoes: int = 0
+    observe_errors: int = 0
     causes: dict[str, int] = field(default_factory=dict)
 
 
@@ -85,6 +90,7 @@ class Candidate:
     action: Action
     index: int
     route: Route | None = None
+    observation: Observation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,8 +271,11 @@ def _rule(
     }
     if destructive:
         reason = verdict.reason or f"predicted {verdict.outcome.value}"
-        if hazard is not None and any(s.name == hazard.name for s in verdict.signals):
-            reason = f"{hazard.detail}: it destroys data if it succeeds, so it is blocked first"
+        if hazard is not None and verdict.outcome in veto_outcomes:
+            predicted = verdict.outcome in (Outcome.FAILURE, Outcome.NO_OP) and verdict.reason
+            reason = f"{hazard.detail}: it destroys data if it succeeds, so it is blocked first" + (
+                f" (the prediction also says: {verdict.reason})" if predicted else ""
+            )
         return _Ruling(
             veto=verdict.outcome in veto_outcomes,
             outcome=verdict.outcome,

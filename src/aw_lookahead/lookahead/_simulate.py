@@ -19,11 +19,18 @@ from aw_lookahead.errors import WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel, predict_step
 
-from ._decide import Failure, Judged
+from ._decide import Failure, Judged, Simulated
+from .cache import PredictionCache, step_keys
 from .judges import Judge, combine_verdicts
 from .types import Verdict
 
-__all__ = ["default_deadline", "judge_prediction", "judge_step", "predict_actions"]
+__all__ = [
+    "default_deadline",
+    "judge_prediction",
+    "judge_step",
+    "predict_actions",
+    "simulate_step",
+]
 
 
 def default_deadline(world_model: object, judges: Iterable[object] = ()) -> float:
@@ -65,6 +72,49 @@ async def predict_actions(
     if len(results) != n:
         results = [f"the world model returned {len(results)} results for {n} actions"] * n
     return [_settled(result, failure) for result in results]
+
+
+async def simulate_step(
+    world_model: WorldModel,
+    cache: PredictionCache | None,
+    step: Step,
+    *,
+    deadline: float,
+    deadline_s: float,
+) -> tuple[list[Simulated], int, int]:
+    """What each action of ``step`` is predicted to do: cache hits first, the rest in one
+    world-model call (identical actions, by cache key, asked once). Also returns how many
+    actions went to the model and how many the cache answered."""
+    n = len(step.actions)
+    sampling = step.sampling.key() if step.sampling is not None else ""
+    keys, shared = [str(i) for i in range(n)], False
+    if cache is not None:
+        scope, shared = await cache.scope(world_model, deadline)
+        keys = step_keys(scope + sampling, step)
+    found: dict[int, Simulated] = {}
+    misses: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        hit = cache.get(key, shared=shared) if cache is not None else None
+        if hit is not None:
+            found[i] = Simulated(prediction=hit, cached=True)
+        else:
+            misses.setdefault(key, []).append(i)
+    if misses:
+        firsts = [group[0] for group in misses.values()]
+        asked = step.select(firsts) if len(firsts) < n else step
+        results = await predict_actions(
+            world_model, asked, deadline=deadline, deadline_s=deadline_s
+        )
+        for (key, group), result in zip(misses.items(), results, strict=True):
+            if isinstance(result, Prediction):
+                if cache is not None:
+                    cache.put(key, result, shared=shared)
+                simulated = Simulated(prediction=result)
+            else:
+                simulated = Simulated(failure=result)
+            for i in group:
+                found[i] = simulated
+    return [found[i] for i in range(n)], len(misses), n - sum(len(g) for g in misses.values())
 
 
 def _settled(result: object, failure: BaseException | None) -> Prediction | Failure:

@@ -46,7 +46,6 @@ from aw_lookahead.errors import ConfigError, UsageError
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel.base import (
-    Prediction,
     Step,
     WorldModel,
     check_world_model,
@@ -55,10 +54,12 @@ from aw_lookahead.worldmodel.base import (
 )
 
 from ._decide import Candidate, EngineStats, Judged, Simulated, decide, heuristic_score
-from ._simulate import default_deadline, judge_step, predict_actions
+from ._simulate import default_deadline, judge_step, simulate_step
 from .abstention import Abstention, served_model_name
-from .cache import PredictionCache, step_keys
+from .cache import PredictionCache
 from .calibration import Calibration, VetoThreshold
+from .environment import EnvironmentLike, Observation, as_environment
+from .grounded import observe_actions, observed_metadata, observed_veto
 from .judges import Judge
 from .options import SimulatePolicy, check_options
 from .routing import RiskRouter, Route
@@ -98,6 +99,14 @@ class Lookahead:
     model's file up; ``False`` uses none), else
     :data:`~.calibration.DEFAULT_THRESHOLD`. Below it the action runs,
     marked ``uncertain`` and counted in :attr:`stats`.
+
+    Grounded (:mod:`.environment`): with an ``environment`` (a folder path, a
+    ``TerminalSandbox`` or any :class:`~.environment.Environment`) every action
+    is first looked at, read-only; one whose need is observed missing is vetoed
+    with certainty (basis ``observed``, no model call), and what was seen of
+    the others goes into their request as the turn's current state. In
+    :meth:`rollout` only the first step is looked at (later ones start from
+    predicted states).
     """
 
     def __init__(
@@ -114,6 +123,7 @@ class Lookahead:
         threshold: float | None = None,
         false_veto_budget: float | None = None,
         calibration: Calibration | str | os.PathLike[str] | Literal[False] | None = None,
+        environment: EnvironmentLike | None = None,
     ) -> None:
         check_world_model(world_model)
         check_options(
@@ -137,6 +147,7 @@ class Lookahead:
             PredictionCache() if cache is None else None if cache is False else cache
         )
         self.veto_outcomes = frozenset(Outcome(o) for o in veto_outcomes)
+        self.environment = as_environment(environment)
         self.stats = EngineStats()
         self._warn = WarnOnce()
         self._abstention = Abstention(
@@ -173,7 +184,11 @@ class Lookahead:
         self.stats.actions += len(actions)
         decisions: list[Decision | None] = [None] * len(actions)
         todo: list[Candidate] = []
-        for i, action in enumerate(actions):
+        seen = await self._observe(trajectory, actions)
+        for i, (action, observation) in enumerate(zip(actions, seen, strict=True)):
+            if observation is not None and observation.missing is not None:
+                decisions[i] = self._observed(action, i, observation)
+                continue
             if self.simulate == "never":
                 skipped = self._skipped(action, i, "simulate='never'")
                 decisions[i] = self._not_simulated(trajectory, skipped)
@@ -182,7 +197,7 @@ class Lookahead:
             if route is not None and route.read_only:
                 decisions[i] = self._skipped(action, i, route.reason, route)
                 continue
-            todo.append(Candidate(action, i, route))
+            todo.append(Candidate(action, i, route, observation))
         for candidate, decision in zip(todo, await self._run(trajectory, todo, task), strict=True):
             decisions[candidate.index] = decision
         return [d for d in decisions if d is not None]
@@ -195,16 +210,25 @@ class Lookahead:
         if not candidates:
             raise UsageError("select() needs at least one candidate action")
         self.stats.actions += len(candidates)
+        seen = await self._observe(trajectory, candidates)
+        observed = {
+            i: self._observed(a, i, o)
+            for i, (a, o) in enumerate(zip(candidates, seen, strict=True))
+            if o is not None and o.missing is not None
+        }
         if self.simulate == "never":
             return unsimulated_selection(
                 [
-                    self._not_simulated(trajectory, self._skipped(a, i, "simulate='never'"))
+                    observed.get(i)
+                    or self._not_simulated(trajectory, self._skipped(a, i, "simulate='never'"))
                     for i, a in enumerate(candidates)
                 ]
             )
-        decisions = await self._run(
-            trajectory, [Candidate(a, i) for i, a in enumerate(candidates)], task
-        )
+        todo = [
+            Candidate(a, i, None, seen[i]) for i, a in enumerate(candidates) if i not in observed
+        ]
+        decisions = [*observed.values(), *await self._run(trajectory, todo, task)]
+        decisions.sort(key=lambda d: d.index)
         return ranked_selection(decisions, len(candidates))
 
     async def rollout(
@@ -230,8 +254,14 @@ class Lookahead:
         self.stats.actions += len(steps_plan)
         traj = trajectory
         steps: list[Decision] = []
+        first = (await self._observe(trajectory, steps_plan[:1]))[0] if steps_plan else None
         for i, action in enumerate(steps_plan):
-            [decision] = await self._run(traj, [Candidate(action, i)], task)
+            if i == 0 and first is not None and first.missing is not None:
+                decision = self._observed(action, i, first)
+            else:
+                [decision] = await self._run(
+                    traj, [Candidate(action, i, observation=first if i == 0 else None)], task
+                )
             steps.append(decision)
             if decision.prediction is not None:
                 traj = traj.with_turn(action, decision.prediction.observation, predicted=True)
@@ -289,6 +319,9 @@ class Lookahead:
         veto = await self._abstention.resolve(deadline)
         domain = trajectory.domain.value
         step = prepare_step(self.world_model, trajectory, [c.action for c in candidates])
+        step = step.with_states(
+            [c.observation.state_text() if c.observation else None for c in candidates]
+        )
         if veto.calibration is not None:
             step = step.with_sampling(veto.calibration.request())
         simulated = await self._simulate(step, deadline)
@@ -312,43 +345,28 @@ class Lookahead:
         ]
 
     async def _simulate(self, step: Step, deadline: float) -> list[Simulated]:
-        """What each action of ``step`` is predicted to do: cache hits first, the rest in one
-        world-model call (identical actions, by cache key, asked once)."""
-        n = len(step.actions)
-        cache = self.cache
-        sampling = step.sampling.key() if step.sampling is not None else ""
-        keys, shared = [str(i) for i in range(n)], False
-        if cache is not None:
-            scope, shared = await cache.scope(self.world_model, deadline)
-            keys = step_keys(scope + sampling, step)
-        found: dict[int, Simulated] = {}
-        misses: dict[str, list[int]] = {}
-        for i, key in enumerate(keys):
-            hit = cache.get(key, shared=shared) if cache is not None else None
-            if hit is not None:
-                found[i] = Simulated(prediction=hit, cached=True)
-                self.stats.cache_hits += 1
-            else:
-                misses.setdefault(key, []).append(i)
-        if misses:
-            firsts = [group[0] for group in misses.values()]
-            asked = step.select(firsts) if len(firsts) < n else step
-            self.stats.model_calls += len(misses)
-            results = await predict_actions(
-                self.world_model, asked, deadline=deadline, deadline_s=self.deadline_s
-            )
-            for (key, group), result in zip(misses.items(), results, strict=True):
-                if isinstance(result, Prediction):
-                    if cache is not None:
-                        cache.put(key, result, shared=shared)
-                    simulated = Simulated(prediction=result)
-                else:
-                    simulated = Simulated(failure=result)
-                for i in group:
-                    found[i] = simulated
-        return [found[i] for i in range(n)]
+        """What each action of ``step`` is predicted to do (see :func:`simulate_step`)."""
+        found, calls, hits = await simulate_step(
+            self.world_model, self.cache, step, deadline=deadline, deadline_s=self.deadline_s
+        )
+        self.stats.model_calls += calls
+        self.stats.cache_hits += hits
+        return found
 
     # ------------------------------------------------------------------ decisions
+
+    async def _observe(
+        self, trajectory: Trajectory, actions: Sequence[Action]
+    ) -> list[Observation | None]:
+        seen, failed = await observe_actions(
+            self.environment, trajectory, actions, timeout_s=min(self.deadline_s, 5.0)
+        )
+        self.stats.observe_errors += failed
+        return seen
+
+    def _observed(self, action: Action, index: int, observation: Observation) -> Decision:
+        self.stats.observed_vetoes += 1
+        return observed_veto(action, index, observation)
 
     def _skipped(
         self, action: Action, index: int, reason: str, route: Route | None = None
@@ -390,6 +408,7 @@ class Lookahead:
             hazard=hazard,
             threshold=threshold,
         )
+        decision.metadata.update(observed_metadata(candidate.observation))
         if judged is None or judged.verdict is None:
             self.stats.errors += 1
             cause = classify_error(decision.error, judged=simulated.prediction is not None)

@@ -25,6 +25,7 @@ from .safety import ERROR_POLICIES
 if TYPE_CHECKING:
     from .cache import PredictionCache
     from .calibration import Calibration
+    from .environment import EnvironmentLike
     from .judges import Judge
     from .routing import RiskRouter
     from .safety import ErrorPolicy
@@ -61,6 +62,7 @@ class EngineOptionsBase(TypedDict, total=False):
     threshold: float | None
     false_veto_budget: float | None
     calibration: Calibration | str | os.PathLike[str] | Literal[False] | None
+    environment: EnvironmentLike | None
 
 
 class EngineOptions(EngineOptionsBase, total=False):

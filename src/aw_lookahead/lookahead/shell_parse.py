@@ -11,12 +11,17 @@ command and process substitutions, heredoc bodies):
   ``rm``); a part that expands at run time (``$x``, ``$(...)``, backticks,
   arithmetic) reads :data:`DYN`, a process substitution :data:`PROC`;
 * the redirections that apply to it, its own and those of every enclosing
-  statement (``{ a; b; } > f`` applies ``> f`` to both);
+  statement (``{ a; b; } > f`` applies ``> f`` to both; ``a && b > f`` and
+  ``a | b > f`` to ``b`` only, as bash does);
 * what it reads on stdin when the text shows it: a heredoc or here-string
   body, or the literal output of an ``echo``/``printf`` piped into it; and
   whether stdin comes from somewhere the text does not show (a file, a
   non-literal producer);
-* the static words of its whole pipeline (to see ``sort f > f``).
+* the static words of its whole pipeline (to see ``sort f > f``);
+* whether it is *guarded*: it runs only under a condition or its failure is
+  handled by the text (an ``if``/``while``/``until``/``case``/``for`` part, the
+  left of ``||``, a negated pipeline, a function body), so its failure is not
+  the text's failure.
 
 ``problems`` lists what the grammar could not read (syntax errors, missing
 tokens, a reserved word where a command should be). Parsing never raises.
@@ -53,6 +58,17 @@ PROC = "\x01"
 _RESERVED = frozenset(
     {"then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "{", "!", "[[", "]]"}
 )
+_GUARDING = frozenset(
+    {
+        "if_statement",
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "case_statement",
+        "function_definition",
+        "negated_command",
+    }
+)
 _local = threading.local()
 _MAX_NESTING = 200
 MAX_COMMANDS = 1000
@@ -78,6 +94,8 @@ class Command:
     stdin_unknown: bool = False
     peers: tuple[str, ...] = ()
     assignments: list[str] = field(default_factory=list)
+    guarded: bool = False
+    offset: int = 0
 
 
 @dataclass
@@ -90,6 +108,7 @@ class Script:
     assigns: bool = False
     background: bool = False
     compound: bool = False
+    functions: set[str] = field(default_factory=set)
 
 
 def _parser() -> Parser:
@@ -157,6 +176,7 @@ class _Walker:
         self.script = script
         self.depth = 0
         self.too_deep = False
+        self.guard = 0
 
     def visit(self, node: Node, inherited: tuple[Redirect, ...] = ()) -> None:
         self.depth += 1
@@ -190,11 +210,27 @@ class _Walker:
         if kind == "command":
             self._command(node, inherited)
             return
+        if kind == "list" and any(c.type == "||" for c in node.children):
+            left = node.children[0]
+            self.guard += 1
+            try:
+                self.visit(left, inherited)
+            finally:
+                self.guard -= 1
+            for child in node.children[1:]:
+                self.visit(child, inherited)
+            return
+        if kind == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.script.functions.add(_text(name))
         if kind == "variable_assignment":
             self.script.assigns = True
         if kind in ("declaration_command", "unset_command"):
             words = [_text(c) if not c.is_named else _word(c) for c in node.children]
-            self.script.commands.append(Command(words=words, redirects=list(inherited)))
+            self.script.commands.append(
+                Command(words=words, redirects=list(inherited), guarded=self.guard > 0)
+            )
         if kind in (
             "subshell",
             "compound_statement",
@@ -208,8 +244,13 @@ class _Walker:
             self.script.compound = True
         if kind == "&":
             self.script.background = True
-        for child in node.children:
-            self.visit(child, inherited)
+        guarding = kind in _GUARDING
+        self.guard += guarding
+        try:
+            for child in node.children:
+                self.visit(child, inherited)
+        finally:
+            self.guard -= guarding
 
     def _redirects(self, node: Node) -> list[Redirect]:
         out: list[Redirect] = []
@@ -245,7 +286,21 @@ class _Walker:
                 (c for c in node.children if c.is_named and not c.type.endswith("redirect")), None
             )
         if body is None:  # `> f` alone: a null command with redirections
-            self.script.commands.append(Command(words=[], redirects=[*inherited, *own]))
+            self.script.commands.append(
+                Command(words=[], redirects=[*inherited, *own], guarded=self.guard > 0)
+            )
+            return
+        files = tuple(r for r in own if r.op not in ("<<", "<<-", "<<<"))
+        if body.type in ("list", "pipeline") and files:
+            # bash binds `a && b > f` and `a | b > f` to the last command only; the grammar
+            # hangs the redirection on the whole statement
+            start = len(self.script.commands)
+            self.visit(body, (*inherited, *(r for r in own if r not in files)))
+            last = [c for c in body.children if c.is_named][-1].start_byte
+            for command in self.script.commands[start:]:
+                if command.offset >= last:
+                    command.redirects.extend(files)
+                    command.stdin_unknown |= any(r.op == "<" for r in files)
             return
         self.visit(body, (*inherited, *own))
 
@@ -286,7 +341,14 @@ class _Walker:
         if words and words[0] in _RESERVED and words[0] not in ("!", "[["):
             self.script.problems.append(f"reserved word {words[0]!r} where a command belongs")
         redirects = [*inherited, *own]
-        command = Command(words=words, redirects=redirects, assignments=assignments, peers=())
+        command = Command(
+            words=words,
+            redirects=redirects,
+            assignments=assignments,
+            peers=(),
+            guarded=self.guard > 0,
+            offset=node.start_byte,
+        )
         for r in redirects:
             if r.op in ("<<<", "<<", "<<-"):
                 command.stdin = r.target

@@ -114,6 +114,10 @@ _NEXT_STEP: dict[Outcome, str] = {
         "instead."
     ),
 }
+_NEXT_STEP_OBSERVED = (
+    "It cannot succeed as written (this was observed, not predicted): use a name that "
+    "exists (see Why), or create what is missing first."
+)
 _NEXT_STEP_ERROR = (
     "Lookahead could not check it (see Why): choose a step that cannot destroy data, "
     "or ask the user to run or approve it."
@@ -207,10 +211,15 @@ class Decision(BaseModel):
         act = action_text(self.action)
         confidence = self.confidence_text()
         if self.kind is DecisionKind.VETO:
+            basis = veto_basis(self)
             lines = [f"[lookahead] Blocked before execution: {act}"]
+            why = f"Why: {self.reason or self.outcome.value}"
+            if basis in ("observed", "action"):  # lead with what decided
+                lines.append(why)
             if self.prediction is not None:
                 lines.append(f"Predicted result:\n{self.prediction.observation.strip()[:1500]}")
-            lines.append(f"Why: {self.reason or self.outcome.value}")
+            if basis not in ("observed", "action"):
+                lines.append(why)
             if confidence:
                 lines.append(f"Confidence: {confidence}")
             evidence = [s for s in self.signals if s.matched]
@@ -224,6 +233,8 @@ class Decision(BaseModel):
                 + (
                     _NEXT_STEP_ERROR
                     if unchecked
+                    else _NEXT_STEP_OBSERVED
+                    if basis == "observed"
                     else _NEXT_STEP.get(self.outcome, _NEXT_STEP_ERROR)
                 )
             )
@@ -268,7 +279,7 @@ class RolloutResult(BaseModel):
     trajectory: Trajectory  # the input trajectory extended with the predicted turns
 
 
-VetoBasis = Literal["prediction", "action", "unchecked"]
+VetoBasis = Literal["observed", "prediction", "action", "unchecked"]
 
 ACTION_SIGNAL_NAMES: frozenset[str] = frozenset({"risk.destructive_command"})
 """Rule signals that read the action, not the prediction (plus any ``action.*`` /
@@ -288,10 +299,13 @@ def _is_action_signal(source: str, name: str) -> bool:
 def veto_basis(decision: Decision | Mapping[str, Any]) -> VetoBasis | None:
     """``None`` for a decision that executes; else what the veto rests on.
 
-    ``prediction``: a signal read from the predicted observation (a rule or
-    the LLM judge) has the deciding outcome. ``action``: only action-level
-    rules decided. ``unchecked``: nothing was judged (the world model or the
-    judges failed and the policy blocks unchecked actions). Accepts a
+    ``observed``: the environment showed something the action needs missing
+    (certain, no prediction involved). ``action``: an action-level rule found
+    it destructive, which blocks it whatever the prediction says (fail-safe),
+    or only action-level rules decided. ``prediction``: a signal read from the
+    predicted observation (a rule or the LLM judge) has the deciding outcome.
+    ``unchecked``: nothing was judged (the world model or the judges failed
+    and the policy blocks unchecked actions). Accepts a
     :class:`~aw_lookahead.lookahead.Decision` or its ``model_dump()``.
     """
     if isinstance(decision, Decision):
@@ -303,10 +317,18 @@ def veto_basis(decision: Decision | Mapping[str, Any]) -> VetoBasis | None:
     if kind != DecisionKind.VETO.value:
         return None
     deciding = []
+    destructive = False
     for s in signals:
         data = s.model_dump(mode="json") if isinstance(s, Signal) else dict(s)
+        source, name = str(data.get("source", "")), str(data.get("name", ""))
+        if source == "observed":
+            return "observed"
+        if source == "action" and str(data.get("outcome")) == Outcome.RISKY.value:
+            destructive = True
         if str(data.get("outcome")) == outcome:
-            deciding.append((str(data.get("source", "")), str(data.get("name", ""))))
+            deciding.append((source, name))
+    if destructive:
+        return "action"
     if any(src in ("rule", "llm") and not _is_action_signal(src, n) for src, n in deciding):
         return "prediction"
     if any(_is_action_signal(src, n) for src, n in deciding):

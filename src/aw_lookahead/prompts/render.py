@@ -378,21 +378,32 @@ def render_step(
     prompts: PromptSet | None = None,
     skip_turns: int = 0,
     brief_tools: bool = False,
+    states: Sequence[str | None] = (),
 ) -> StepMessages:
-    """Render the history once and each action's last user turn (see :func:`render_messages`)."""
+    """Render the history once and each action's last user turn (see :func:`render_messages`).
+
+    ``states`` (one per action, or none) is what was observed of the environment
+    just before each action; it joins the turn's ``**Current State:**``, after the
+    trajectory's initial state on a first turn, so the shared history is unchanged.
+    """
     history = _history(trajectory, prompts, skip_turns, brief_tools)
     first = not trajectory.turns
     task = trajectory.task if first else None
-    state = trajectory.initial_state if first else None
+    initial = trajectory.initial_state if first else None
     index = len(trajectory.turns) + 1
+    observed = list(states) + [None] * (len(actions) - len(states))
     last = tuple(
         {
             "role": "user",
             "content": render_user_turn(
-                index, action, task=task, state=state, tool=history.peek(action)
+                index,
+                action,
+                task=task,
+                state="\n\n".join(s for s in (initial, seen) if s) or None,
+                tool=history.peek(action),
             ),
         }
-        for action in actions
+        for action, seen in zip(actions, observed, strict=True)
     )
     return StepMessages(
         history.messages, last, skip_turns, brief_tools, history.key, history.size_bytes

@@ -24,6 +24,7 @@ from ._procs import MARKER_VAR, isolation_argv
 
 __all__ = [
     "BOOTSTRAP",
+    "DEFAULT_PATH",
     "Running",
     "clean_output",
     "collect",
@@ -35,7 +36,7 @@ __all__ = [
 # Interactive bash without a tty complains when a job dies of a signal; a real
 # terminal never shows this line, and its pids would make outputs differ.
 _TTY_NOISE = re.compile(rb"bash: \[\d+: \d+ \(\d+\)\] tcsetattr: [^\n]*\n")
-_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 BOOTSTRAP = b'set +o history; unset HISTFILE; __aw_rc=0; __aw_set_rc() { return "$1"; }\n'
 """The first line the shell reads: history off, and the ``$?`` carried between commands."""
@@ -94,7 +95,7 @@ def shell_environment(root: Path, extra: Mapping[str, str], marker: str) -> dict
     it: every process of the session inherits it and cleanup finds them by it.
     """
     env = {
-        "PATH": _PATH,
+        "PATH": DEFAULT_PATH,
         "HOME": str(root),
         "PWD": str(root),
         "USER": getpass.getuser(),

@@ -71,7 +71,7 @@ from ._keys import KEY_ENTER, KEY_EOF, KEY_INTERRUPT, KEY_KILL_LINE, KEY_NOOP, p
 from ._procs import kill_session as _cleanup
 from ._procs import kill_shell, network_isolation_available
 from ._result import CommandResult, combine, observation
-from ._shell import Running
+from ._shell import DEFAULT_PATH, Running
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandResult", "TerminalSandbox", "observation"]
 
@@ -178,6 +178,11 @@ class TerminalSandbox(BashProcess, BlockingTwins):
     def cwd(self) -> Path:
         """The shell's working directory after the last command."""
         return self._cwd or self.path
+
+    @property
+    def search_path(self) -> str:
+        """The PATH the session's shell looks programs up on (as started)."""
+        return self._extra_env.get("PATH", DEFAULT_PATH)
 
     @property
     def pid(self) -> int | None:

@@ -386,7 +386,13 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         """Check the model once and plan the history trimming for the step's longest request."""
         await self.resolve_model()
         if step.prompts is not self.prompts:  # the model name was only learnt from the server
-            step = Step(step.trajectory, step.actions, prompts=self.prompts)
+            step = Step(
+                step.trajectory,
+                step.actions,
+                prompts=self.prompts,
+                sampling=step.sampling,
+                states=step.states,
+            )
         skip, brief = await plan_skip(
             step,
             client=self._client,

@@ -53,7 +53,8 @@ class Step:
     engine needs cache keys. ``fit(skip_turns, brief_tools)`` is the
     rendering trimmed to fit a context window, made once per setting and
     shared by every action of the step. ``select`` keeps some actions and
-    every rendering made so far.
+    every rendering made so far. ``states`` holds what was observed of the
+    environment before each action (:meth:`with_states`), rendered into its turn.
     """
 
     def __init__(
@@ -63,11 +64,13 @@ class Step:
         *,
         prompts: PromptSet | None = None,
         sampling: Sampling | None = None,
+        states: Sequence[str | None] = (),
     ) -> None:
         self.trajectory = trajectory
         self.actions: tuple[Action, ...] = tuple(actions)
         self.prompts = prompts
         self.sampling = sampling
+        self.states: tuple[str | None, ...] = tuple(states)
         self._renders: dict[tuple[int, bool], StepMessages] = {}
 
     @property
@@ -86,6 +89,7 @@ class Step:
                 prompts=self.prompts,
                 skip_turns=skip_turns,
                 brief_tools=brief_tools,
+                states=self.states,
             )
         return found
 
@@ -96,12 +100,31 @@ class Step:
             [self.actions[i] for i in indices],
             prompts=self.prompts,
             sampling=self.sampling,
+            states=[self.states[i] for i in indices] if self.states else (),
         )
         out._renders = {k: r.select(indices) for k, r in self._renders.items()}
         return out
 
     def with_sampling(self, sampling: Sampling | None) -> Step:
         """The same step (renderings shared) asked under ``sampling``."""
-        out = Step(self.trajectory, self.actions, prompts=self.prompts, sampling=sampling)
+        out = Step(
+            self.trajectory,
+            self.actions,
+            prompts=self.prompts,
+            sampling=sampling,
+            states=self.states,
+        )
         out._renders = self._renders
         return out
+
+    def with_states(self, states: Sequence[str | None]) -> Step:
+        """The same step with what was observed before each action (rendered anew when any)."""
+        if not any(states):
+            return self
+        return Step(
+            self.trajectory,
+            self.actions,
+            prompts=self.prompts,
+            sampling=self.sampling,
+            states=states,
+        )

@@ -1,0 +1,426 @@
+"""Observe a terminal action on a folder tree of this machine: a sandbox, or the agent's own.
+
+:class:`LocalEnvironment` reads a shell action's plan (:mod:`.needs`) against
+the files under its root, the directories on its PATH, the git refs and the
+makefile there, and returns an :class:`~.observation.Observation`. Guarantees:
+
+* **read-only**: ``lstat``, ``scandir``, ``readlink`` and reading a makefile
+  or git's ref files; nothing is written and no program runs;
+* **inside the root**: nothing outside it is read but PATH's directories; a
+  path or symlink that leads out is unknown (never missing);
+* **bounded**: each look stops at ``time_budget_s`` (what was not looked at is
+  unknown) and runs in a worker thread, off the event loop;
+* **certain or silent**: a need is ``missing`` only when it is observed unmet
+  and nothing the action does before it may have met it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from aw_lookahead.lookahead.routing import typed_text
+from aw_lookahead.lookahead.shell_parse import parse_script
+from aw_lookahead.trajectory import Action, Domain, Trajectory
+
+from .files import Tree, executables, git_dir, git_refs, make_targets, ref_is_unknowable, which
+from .needs import Chdir, Creates, Need, Plan, Unknown, shell_plan
+from .observation import Fact, Observation
+from .similar import similar_names
+
+__all__ = ["LocalEnvironment", "ShellHost"]
+
+_DEFINES_NAMES = re.compile(r"\bPATH\b|\balias\b|\(\s*\)|\bfunction\b|\bsource\b|(^|[;&|]\s*)\.\s")
+_HISTORY_SCAN = 200
+_SHOWN_FOLDERS = 3
+
+
+@runtime_checkable
+class ShellHost(Protocol):
+    """A shell whose files live on this machine (:class:`~aw_lookahead.sandbox.TerminalSandbox`):
+    its root folder, its working directory now, and the PATH it looks programs up on."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def search_path(self) -> str: ...
+
+
+class LocalEnvironment:
+    """The files under ``root`` as an agent's shell sees them, looked at read-only.
+
+    ``cwd`` is the working directory the agent's commands start in (default
+    ``root``); ``search_path`` the PATH its shell uses (default this process's);
+    ``home`` what ``~`` means (default: not read). :meth:`following` tracks a
+    live shell (a :class:`~aw_lookahead.sandbox.TerminalSandbox`): its root,
+    working directory and PATH are read at each look.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        search_path: str | None = None,
+        home: str | os.PathLike[str] | None = None,
+        time_budget_s: float = 0.05,
+    ) -> None:
+        self._root = Path(root)
+        self._cwd = Path(cwd) if cwd is not None else None
+        self._search_path = search_path
+        self._home = Path(home) if home is not None else None
+        self._host: ShellHost | None = None
+        self.time_budget_s = time_budget_s
+
+    @classmethod
+    def following(cls, host: ShellHost, *, time_budget_s: float = 0.05) -> LocalEnvironment:
+        """An environment that reads ``host``'s root, working directory and PATH at each look."""
+        env = cls(".", time_budget_s=time_budget_s)
+        env._host = host
+        return env
+
+    def _where(self) -> tuple[Path, Path, str, Path | None]:
+        if self._host is not None:
+            root = self._host.path
+            return root, self._host.cwd, self._host.search_path, root
+        root = self._root.resolve()
+        cwd = (root / self._cwd) if self._cwd is not None else root
+        return root, cwd, self._search_path or os.environ.get("PATH", ""), self._home
+
+    async def observe(self, trajectory: Trajectory, action: Action) -> Observation | None:
+        """What ``action`` needs, observed under the root; ``None`` for an action not read
+        here (not a terminal action, or keys that edit the line)."""
+        text = _shell_text(trajectory, action)
+        if text is None:
+            return None
+        root, cwd, search_path, home = self._where()
+        vetoes_programs = not _defines_names(trajectory, text)
+        plan = shell_plan(parse_script(text))
+        look = _Look(Tree(root, home), cwd, search_path, self.time_budget_s, vetoes_programs)
+        return await asyncio.to_thread(look.run, plan)
+
+
+def _shell_text(trajectory: Trajectory, action: Action) -> str | None:
+    if trajectory.domain is not Domain.TERMINAL:
+        return None
+    typed = typed_text(action)
+    if typed is None or typed.edited_keys:
+        return None
+    text = typed.text
+    if not isinstance(action, str) and not text.endswith("\n"):
+        text = text.rpartition("\n")[0]  # the unfinished last line does not run yet
+    return text if text.strip() else None
+
+
+def _defines_names(trajectory: Trajectory, text: str) -> bool:
+    """Could a program name mean something PATH does not show (a function, an alias, a
+    changed PATH), from this action or the session before it?"""
+    if _DEFINES_NAMES.search(text):
+        return True
+    for turn in trajectory.turns[-_HISTORY_SCAN:]:
+        typed = typed_text(turn.action)
+        if typed is None or _DEFINES_NAMES.search(typed.text):
+            return True
+    return len(trajectory.turns) > _HISTORY_SCAN
+
+
+@dataclass
+class _Look:
+    tree: Tree
+    cwd: Path
+    search_path: str
+    budget_s: float
+    vetoes_programs: bool
+    facts: list[Fact] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
+    created: list[Path] = field(default_factory=list)
+    missing: Fact | None = None
+    complete: bool = True
+
+    def run(self, plan: Plan) -> Observation:
+        start = time.perf_counter()
+        stop = start + self.budget_s
+        cwd_ok = self.tree.inside(self.cwd)
+        for step in plan:
+            if time.perf_counter() > stop:
+                self.complete = False
+                break
+            if isinstance(step, Unknown):
+                self.complete = False
+                break
+            if isinstance(step, Creates):
+                self.created.extend(p for p in map(self._abs, step.paths) if p is not None)
+            elif isinstance(step, Chdir):
+                target = self._abs(step.path)
+                if target is None or self._made(target):
+                    self.complete = False
+                    break
+                self.cwd = target
+            elif step.kind == "program" or cwd_ok:
+                self._need(step)
+                if self.missing is not None:
+                    break
+        listings: dict[str, list[str]] = {}
+        for folder in [self.cwd, *self.folders][: _SHOWN_FOLDERS + 1]:
+            if not self.tree.inside(folder):
+                continue
+            entries = self.tree.listing(folder)
+            if entries is not None:
+                listings.setdefault(self.tree.display(folder), entries)
+        return Observation(
+            facts=self.facts,
+            listings=listings,
+            cwd=self.tree.display(self.cwd) if cwd_ok else str(self.cwd),
+            missing=self.missing,
+            complete=self.complete and cwd_ok,
+            seconds=time.perf_counter() - start,
+        )
+
+    def _abs(self, word: str) -> Path | None:
+        return self.tree.absolute(self.cwd, word)
+
+    def _made(self, path: Path) -> bool:
+        return any(c == path or c in path.parents or path in c.parents for c in self.created)
+
+    def _fail(self, fact: Fact) -> None:
+        self.facts.append(fact)
+        self.missing = fact
+
+    def _need(self, need: Need) -> None:
+        if need.kind == "program":
+            self._program(need)
+        elif need.kind in ("path", "parent", "absent"):
+            self._path(need)
+        elif need.kind in ("repo", "ref"):
+            self._git(need)
+        else:
+            self._make(need)
+
+    def _program(self, need: Need) -> None:
+        found = which(need.subject, self.search_path)
+        here = (
+            [e.rstrip("/") for e in self.tree.listing(self.cwd) or []]
+            if "." in need.subject
+            else []
+        )
+        if found is not None:
+            self.facts.append(
+                Fact(kind="program", subject=need.subject, found=True, where="PATH", detail=found)
+            )
+            return
+        fact = Fact(
+            kind="program",
+            subject=need.subject,
+            found=False,
+            where="PATH",
+            role=need.role,
+            similar=similar_names(need.subject, here or executables(self.search_path)),
+            detail=(
+                "it starts a command (each line, `;` or `&&` starts one), and it names no program"
+                if here
+                else ""
+            ),
+        )
+        if self.vetoes_programs:
+            self._fail(fact)
+        else:
+            self.facts.append(fact)
+
+    def _path(self, need: Need) -> None:
+        target = self._abs(need.subject)
+        if target is None or self._made(target):
+            self.complete = False
+            return
+        check = target.parent if need.kind == "parent" else target
+        if self._made(check) or check == self.tree.root:
+            return
+        exists, st, _real = self.tree.stat(check)
+        if exists is None:
+            self.complete = False
+            return
+        if not exists and self._found_elsewhere(need):
+            return
+        self.folders.append(check.parent)
+        shown = self.tree.display(check.parent)
+        if need.kind == "absent":
+            if exists:
+                self._fail(
+                    Fact(
+                        kind="absent",
+                        subject=need.subject,
+                        found=True,
+                        where=shown,
+                        role=need.role,
+                        detail="mkdir without -p refuses an existing name",
+                    )
+                )
+            return
+        if exists and st is not None:
+            kind = "folder" if stat.S_ISDIR(st.st_mode) else "file"
+            wanted = "folder" if need.want == "dir" or need.kind == "parent" else need.want
+            if wanted in ("file", "folder") and kind != wanted:
+                fact = Fact(
+                    kind="path",
+                    subject=check.name if need.kind == "parent" else need.subject,
+                    found=False,
+                    where=shown,
+                    role=need.role,
+                    detail=f"is a {kind}, not a {wanted}",
+                )
+                self._fail(fact)
+                return
+            size = f", {st.st_size} bytes" if kind == "file" else ""
+            self.facts.append(
+                Fact(
+                    kind=need.kind,
+                    subject=need.subject,
+                    found=True,
+                    where=shown,
+                    detail=kind + size,
+                )
+            )
+            return
+        self._fail(self._missing_path(need, check))
+
+    def _found_elsewhere(self, need: Need) -> bool:
+        """Found under another name the program also tries (``f.gz``), or on PATH (``bash f``)."""
+        for suffix in need.suffixes:
+            alt = self._abs(need.subject + suffix)
+            if alt is not None and self.tree.stat(alt)[0]:
+                return True
+        on_path = need.on_path and "/" not in need.subject
+        return on_path and which(need.subject, self.search_path) is not None
+
+    def _missing_path(self, need: Need, target: Path) -> Fact:
+        """The first missing folder on the way to ``target``, with the names that do exist there."""
+        folder = target.parent
+        name = target.name
+        while folder != self.tree.root and not self.tree.stat(folder)[0]:
+            name, folder = folder.name, folder.parent
+        entries = [e.rstrip("/") for e in self.tree.listing(folder) or []]
+        last = name == target.name and folder == target.parent
+        written = need.subject.rstrip("/")
+        hint = [
+            written[: len(written) - len(name)] + h if last else written.replace(name, h, 1)
+            for h in similar_names(name, entries)
+        ]
+        where = self.tree.display(folder)
+        if need.kind == "parent":
+            detail = f"`{name}` does not exist in {where}"
+            return Fact(
+                kind="parent",
+                subject=need.subject,
+                found=False,
+                where=where,
+                role=need.role,
+                detail=detail,
+                similar=hint,
+            )
+        return Fact(
+            kind="path",
+            subject=need.subject,
+            found=False,
+            where=where,
+            role=need.role,
+            similar=hint,
+            detail="" if last else f"cannot be reached: the folder `{name}` does not exist",
+        )
+
+    def _git(self, need: Need) -> None:
+        gitdir = git_dir(self.tree, self.cwd)
+        if gitdir is None:
+            self.facts.append(
+                Fact(
+                    kind="repo",
+                    subject=".",
+                    found=False,
+                    where=self.tree.display(self.cwd),
+                    detail="no .git folder from here up to the root",
+                )
+            )
+            self.complete = False
+            return
+        if need.kind == "repo":
+            return
+        if ref_is_unknowable(need.subject):
+            return
+        refs = git_refs(gitdir)
+        as_path = self._abs(need.subject)
+        if need.subject in refs or (as_path is not None and self.tree.stat(as_path)[0]):
+            self.facts.append(Fact(kind="ref", subject=need.subject, found=True, where="git"))
+            return
+        shown = ", ".join(sorted(refs)[:8]) or "none yet"
+        self._fail(
+            Fact(
+                kind="ref",
+                subject=need.subject,
+                found=False,
+                where=f"the repository at {self.tree.display(gitdir.parent)}",
+                role=need.role,
+                detail=f"refs: {shown}",
+                similar=similar_names(need.subject, refs),
+            )
+        )
+
+    def _make(self, need: Need) -> None:
+        names = ("GNUmakefile", "makefile", "Makefile")
+        makefile = next((self.cwd / n for n in names if self.tree.stat(self.cwd / n)[0]), None)
+        where = self.tree.display(self.cwd)
+        entries = [e.rstrip("/") for e in self.tree.listing(self.cwd) or []]
+        if need.subject and (
+            need.subject in entries or any(e.startswith(need.subject + ".") for e in entries)
+        ):
+            return  # a file of that name, or a built-in rule's source: make may build it
+        if makefile is None:
+            if not need.subject:
+                self._fail(Fact(kind="target", subject="", found=False, where=where, role="make"))
+            else:
+                self._fail(
+                    Fact(
+                        kind="target",
+                        subject=need.subject,
+                        found=False,
+                        where=where,
+                        role="make",
+                        detail="there is no makefile",
+                    )
+                )
+            return
+        if not need.subject:
+            return
+        targets = make_targets(makefile)
+        if targets is None:
+            self.complete = False
+            return
+        if need.subject in targets:
+            self.facts.append(
+                Fact(
+                    kind="target",
+                    subject=need.subject,
+                    found=True,
+                    where=self.tree.display(makefile.parent) + makefile.name,
+                )
+            )
+            return
+        shown = ", ".join(sorted(t for t in targets if not t.startswith("."))[:10])
+        self._fail(
+            Fact(
+                kind="target",
+                subject=need.subject,
+                found=False,
+                where=self.tree.display(makefile.parent) + makefile.name,
+                role="make",
+                detail=f"targets: {shown}",
+                similar=similar_names(need.subject, targets),
+            )
+        )

@@ -1,0 +1,384 @@
+"""What a shell text needs to exist before it runs, read from its parse; no I/O here.
+
+:func:`shell_plan` turns a text into an ordered plan: for each simple command
+that runs unconditionally, the programs, paths, git refs and make targets it
+needs (:class:`Need`), then what it does to the state later commands see
+(:class:`Creates`, :class:`Chdir`, :class:`Unknown`). An evaluator
+(:mod:`.local`) walks the plan against a real file system: a need observed
+missing is certain only while nothing earlier in the text may have made it.
+
+Conservative by construction: a command whose failure the text handles
+(``||``, ``if``, a loop, a function body, ``2>/dev/null``, after a ``test``)
+needs nothing; a word that expands at run time, a glob or a brace is never a
+need; a program whose effects on the file system are not known ends the plan
+with :class:`Unknown` after its own needs; so does a parse with problems.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from aw_lookahead.lookahead._shell_programs import has_option, operands
+from aw_lookahead.lookahead.shell_parse import DYN, PROC, Command, Redirect, Script
+
+from .programs import BUILTINS, NO_EFFECT, READERS, Reader, word_set
+
+__all__ = ["Chdir", "Creates", "Need", "Plan", "Unknown", "shell_plan"]
+
+NeedKind = Literal["program", "path", "parent", "absent", "repo", "ref", "target"]
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """One thing a command needs. ``kind``:
+
+    * ``program``: ``subject`` is found on PATH (builtins and the text's own
+      functions are never needs);
+    * ``path``: ``subject`` exists (``want`` ``file``/``dir``/``any``); with
+      ``on_path`` a bare name may also be found on PATH (``bash x.sh``);
+      ``suffixes`` are tried too (``gunzip f`` reads ``f.gz``);
+    * ``parent``: the folder ``subject`` goes into exists;
+    * ``absent``: ``subject`` does not exist yet (``mkdir`` without ``-p``);
+    * ``repo``: the working directory is in a git repository;
+    * ``ref``: ``subject`` names a git branch, tag or remote branch;
+    * ``target``: the makefile of the working directory has rule ``subject``
+      (``""``: any makefile at all).
+
+    ``role`` says why, in the words of an explanation (``"read"``, ``"cd"``...).
+    """
+
+    kind: NeedKind
+    subject: str
+    role: str = ""
+    want: Literal["file", "dir", "any"] = "any"
+    on_path: bool = False
+    suffixes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Creates:
+    """Paths the command may create (a file or a folder, and every folder above it)."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Chdir:
+    """The command changes the working directory to ``path`` (once it is observed there)."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """From here on nothing is known: the command's effects are not read."""
+
+    why: str
+
+
+Step = Need | Creates | Chdir | Unknown
+Plan = list[Step]
+
+_GLOB = re.compile(r"[*?\[{]")
+_TESTS = frozenset({"test", "[", "[[", "type", "which", "hash"})
+_WRAPPERS: dict[str, tuple[str, tuple[str, ...], int]] = {
+    "sudo": ("ugCDhpRrTU", ("--user", "--group", "--chdir"), 0),
+    "nice": ("n", ("--adjustment",), 0),
+    "nohup": ("", (), 0),
+    "time": ("fo", ("--format", "--output"), 0),
+    "timeout": ("sk", ("--signal", "--kill-after"), 1),
+    "stdbuf": ("ioe", ("--input", "--output", "--error"), 0),
+    "exec": ("a", (), 0),
+    "env": ("uCS", ("--unset", "--chdir", "--split-string"), 0),
+}
+
+
+def _static(word: str) -> bool:
+    """A word whose value is known before the command runs (no expansion, glob or ``~user``)."""
+    if not word or DYN in word or PROC in word or _GLOB.search(word):
+        return False
+    return not (word.startswith("~") and word not in ("~",) and not word.startswith("~/"))
+
+
+def _silenced(redirects: list[Redirect]) -> bool:
+    """Is stderr thrown away (``2>/dev/null``, ``&>/dev/null``)? Then a failure is expected."""
+    return any(
+        r.target == "/dev/null" and (r.fd == "2" or r.op in ("&>", "&>>")) for r in redirects
+    )
+
+
+def _redirect_steps(redirects: list[Redirect]) -> Plan:
+    plan: Plan = []
+    for r in redirects:
+        if not _static(r.target) or r.target.startswith("/dev/") or r.target.isdigit():
+            continue
+        if r.op == "<":
+            plan.append(Need("path", r.target, "the < redirect reads it", want="file"))
+        elif ">" in r.op and not r.op.endswith("&"):
+            plan.append(Need("parent", r.target, "the output is written there"))
+            plan.append(Creates((r.target,)))
+    return plan
+
+
+def _unwrap(words: list[str]) -> list[str]:
+    """The command a wrapper (``sudo``, ``env``, ``timeout 5``...) runs, else the words."""
+    while words and words[0] in _WRAPPERS and len(words) > 1:
+        short, long, extra = _WRAPPERS[words[0]]
+        rest = words[1:]
+        i = 0
+        while i < len(rest):
+            a = rest[i]
+            if a == "--":
+                i += 1
+                break
+            if "=" in a and not a.startswith("-") and a.split("=", 1)[0].isidentifier():
+                i += 1
+            elif a.startswith("-") and len(a) > 1:
+                takes = a.startswith("--") and "=" not in a and a in long
+                takes = takes or (not a.startswith("--") and a[-1] in short)
+                i += 2 if takes else 1
+            else:
+                break
+        inner = rest[i + extra :]
+        if not inner:
+            return []
+        words = inner
+    return words
+
+
+def _reader_steps(name: str, reader: Reader, args: list[str]) -> Plan:
+    if has_option(args, *reader.quiet, value_short=reader.value_short):
+        return []
+    given = has_option(args, *reader.code_given, value_short=reader.value_short)
+    files = operands(args, reader.value_short, reader.value_long)
+    if reader.first_is_script and not given:
+        files = files[1:]
+    if reader.skip_assignments:
+        files = [f for f in files if not ("=" in f and f.split("=", 1)[0].isidentifier())]
+    if reader.inputs is not None:
+        files = files[: reader.inputs]
+    return [
+        Need("path", f, f"{name} reads it", want=reader.want, suffixes=reader.suffixes)
+        for f in files
+        if f != "-" and _static(f)
+    ]
+
+
+def _copy_steps(name: str, args: list[str]) -> Plan:
+    files = [f for f in operands(args, "tS", ("--target-directory", "--suffix")) if _static(f)]
+    target = next(
+        (
+            args[i + 1] if a == "-t" and i + 1 < len(args) else a.split("=", 1)[1]
+            for i, a in enumerate(args)
+            if a == "-t" or a.startswith("--target-directory=")
+        ),
+        None,
+    )
+    if target is not None:
+        sources, dest = files, target
+    elif len(files) >= 2:
+        sources, dest = files[:-1], files[-1]
+    else:
+        return []
+    plan: Plan = [Need("path", s, f"{name} reads it") for s in sources]
+    if not _static(dest):
+        return [*plan, Unknown(f"{name} into a folder known only when it runs")]
+    if target is not None or len(sources) > 1 or dest.endswith("/"):
+        plan.append(Need("path", dest, f"{name} puts files into it", want="dir"))
+        plan.append(
+            Creates(
+                tuple(f"{dest.rstrip('/')}/{s.rstrip('/').rsplit('/', 1)[-1]}" for s in sources)
+            )
+        )
+    else:
+        plan.append(Need("parent", dest, f"{name} writes there"))
+        plan.append(Creates((dest,)))
+    return plan
+
+
+def _tar_steps(args: list[str]) -> Plan:
+    """``tar`` in its three spellings (``-xzf a.tgz``, ``xzf a.tgz``, ``-x -f a.tgz``)."""
+    letters = ""
+    archive: str | None = None
+    for i, a in enumerate(args):
+        if a.startswith("--file="):
+            archive = a.split("=", 1)[1]
+        elif a == "--file" and i + 1 < len(args):
+            archive = args[i + 1]
+        elif (a.startswith("-") and not a.startswith("--")) or (i == 0 and a.isalpha()):
+            bundle = a.lstrip("-")
+            letters += bundle
+            if "f" in bundle and i + 1 < len(args) and bundle.endswith("f"):
+                archive = args[i + 1]
+        elif a in ("--extract", "--get"):
+            letters += "x"
+        elif a == "--list":
+            letters += "t"
+        elif a == "--create":
+            letters += "c"
+    if archive is None or archive == "-" or not _static(archive):
+        return [Unknown("tar without an archive named in the text")]
+    if "c" in letters:
+        return [Need("parent", archive, "tar writes the archive there"), Creates((archive,))]
+    if "x" in letters or "t" in letters:
+        steps: Plan = [Need("path", archive, "tar reads it", want="file")]
+        return [*steps, Unknown("tar extracts files")] if "x" in letters else steps
+    return [Unknown("tar in a mode not read")]
+
+
+def _git_steps(args: list[str]) -> Plan:
+    if not args or args[0].startswith("-"):
+        return [Unknown("git with global options")]
+    sub, rest = args[0], args[1:]
+    if sub in ("init", "clone"):
+        return [Unknown(f"git {sub} makes a repository")]
+    if sub not in _GIT_IN_REPO:
+        return [Unknown(f"git {sub} needs it")]
+    plan: Plan = [Need("repo", ".", f"git {sub} needs it")]
+    names = [a for a in rest if not a.startswith("-")]
+    creating = any(a in ("-b", "-B", "-c", "-C", "--orphan", "--detach") for a in rest)
+    if sub in ("checkout", "switch", "merge") and len(names) == 1 and not creating:
+        ref = names[0]
+        if _static(ref) and "--" not in rest:
+            plan.append(Need("ref", ref, f"git {sub} needs it"))
+    if sub not in _GIT_READS:
+        plan.append(Unknown(f"git {sub} changes the working tree"))
+    return plan
+
+
+_GIT_READS = word_set(
+    "status log diff show branch rev-parse ls-files blame grep describe shortlog reflog tag "
+    "remote add commit"
+)
+_GIT_IN_REPO = _GIT_READS | word_set(
+    "checkout switch merge rebase reset restore stash pull push fetch cherry-pick revert "
+    "clean mv rm am bisect worktree submodule"
+)
+
+
+def _make_steps(args: list[str]) -> Plan:
+    allowed = ("-n", "-s", "-k", "-B", "--dry-run")
+    if any(a.startswith("-") and a not in allowed and not a.startswith("-j") for a in args):
+        return [Unknown("make with options")]
+    targets = [a for a in args if not a.startswith("-") and "=" not in a]
+    if not all(_static(t) for t in targets):
+        return [Unknown("make of a target known only when it runs")]
+    needs: Plan = [Need("target", t, "make builds it") for t in targets] or [
+        Need("target", "", "make reads it")
+    ]
+    return [*needs, Unknown("make runs its recipes")]
+
+
+def _command_steps(command: Command) -> Plan:
+    words = _unwrap(command.words)
+    plan = _redirect_steps(command.redirects)
+    if not words:
+        return plan
+    name, args = words[0], words[1:]
+    if not _static(name):
+        return [*plan, Unknown("a program known only when it runs")]
+    if "/" in name:
+        plan.insert(0, Need("path", name, "it is run", want="file"))
+    elif name not in BUILTINS:
+        plan.insert(0, Need("program", name, "it is run"))
+    return plan + _program_steps(name.rsplit("/", 1)[-1], args)
+
+
+def _program_steps(name: str, args: list[str]) -> Plan:
+    reader = READERS.get(name)
+    if reader is not None:
+        steps = _reader_steps(name, reader, args)
+        return steps if name in NO_EFFECT else [*steps, Unknown(f"{name} may write files")]
+    if name == "tar":
+        return _tar_steps(args)
+    if name == "cd":
+        dirs = [a for a in args if not a.startswith("-") or a == "-"]
+        if not dirs or dirs[0] == "-" or not _static(dirs[0]):
+            return [Unknown("cd to a folder known only when it runs")]
+        return [Need("path", dirs[0], "cd enters it", want="dir"), Chdir(dirs[0])]
+    if name in ("cp", "mv"):
+        return _copy_steps(name, args)
+    if name in ("mkdir", "touch", "tee"):
+        files = [f for f in operands(args, "m", ("--mode",)) if _static(f)]
+        parents = name == "mkdir" and has_option(args, "p", ("--parents",), value_short="m")
+        plan: Plan = []
+        for f in files:
+            if not parents:
+                plan.append(Need("parent", f, f"{name} creates it there"))
+            if name == "mkdir" and not parents:
+                plan.append(Need("absent", f, "mkdir creates it"))
+        return [*plan, Creates(tuple(files))]
+    if name in ("rm", "rmdir", "chmod", "chown", "chgrp"):
+        if has_option(args, "f", ("--force", "--ignore-fail-on-non-empty", "--silent", "--quiet")):
+            return []
+        files = operands(args, "", ("--reference",))
+        if name in ("chmod", "chown", "chgrp") and not any(
+            a.startswith("--reference") for a in args
+        ):
+            files = files[1:]
+        return [Need("path", f, f"{name} needs it") for f in files if _static(f)]
+    if name in _INTERPRETERS:
+        return _interpreter_steps(name, args)
+    if name == "git":
+        return _git_steps(args)
+    if name == "make":
+        return _make_steps(args)
+    if name in NO_EFFECT:
+        return []
+    return [Unknown(f"what {name} does to the files is not read")]
+
+
+_INTERPRETERS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    # name: (short options taking a value, options that give the code, script looked up on PATH)
+    "python": ("WXQ", ("-c", "-m"), False),
+    "python3": ("WXQ", ("-c", "-m"), False),
+    "node": ("r", ("-e", "-p", "--eval", "--print"), False),
+    "ruby": ("rIC", ("-e",), False),
+    "perl": ("IMm", ("-e", "-E"), False),
+    "bash": ("oO", ("-c", "-s"), True),
+    "sh": ("oO", ("-c", "-s"), True),
+    "zsh": ("oO", ("-c", "-s"), True),
+    "dash": ("oO", ("-c", "-s"), True),
+}
+
+
+def _interpreter_steps(name: str, args: list[str]) -> Plan:
+    short, code, search = _INTERPRETERS[name]
+    for a in args:
+        if a in code or any(a.startswith(c) and len(c) == 2 and len(a) > 2 for c in code):
+            return [Unknown(f"{name} runs code given in its arguments")]
+        if not a.startswith("-"):
+            break
+    files = operands(args, short, ())
+    if not files or files[0] == "-" or not _static(files[0]):
+        return [Unknown(f"{name} reads code from stdin")]
+    need = Need("path", files[0], f"{name} runs it", want="file", on_path=search)
+    return [need, Unknown(f"what the {name} script does is not read")]
+
+
+def shell_plan(script: Script) -> Plan:
+    """The ordered plan of ``script`` (see the module docstring)."""
+    if script.problems:
+        return [Unknown("the text does not parse cleanly")]
+    plan: Plan = []
+    tested = False
+    for command in script.commands:
+        words = command.words
+        if (words and words[0] in _TESTS) or words[:2] == ["command", "-v"]:
+            tested = True
+        if command.guarded or tested or _silenced(command.redirects):
+            plan.append(Unknown("its failure is handled by the text"))
+            continue
+        if words and words[0] in script.functions:
+            plan.append(Unknown(f"{words[0]} is a function of the text"))
+            continue
+        if words[:1] == ["alias"] or words[:1] in (["source"], ["."], ["export"], ["unset"]):
+            plan.append(Unknown(f"{words[0]} changes what names mean"))
+            continue
+        if any(a.startswith("PATH=") for a in command.assignments):
+            plan.append(Unknown("PATH is changed"))
+            continue
+        plan.extend(_command_steps(command))
+    return plan
