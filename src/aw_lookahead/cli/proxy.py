@@ -74,6 +74,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--call-timeout", type=float, default=60.0, help="seconds before a downstream call fails"
     )
     p.add_argument(
+        "--no-observe",
+        action="store_true",
+        help="do not look at the real server's state (its read-only tools: file info, "
+        "listings, branches) before simulating a call",
+    )
+    p.add_argument(
         "--max-tokens",
         type=int,
         default=None,
@@ -125,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         perturb=Perturbation.parse(args.perturb) if args.perturb else None,
         shadow_log=args.shadow_log,
         shadow_flush_s=args.shadow_wait,
+        observe=not args.no_observe,
     )
     world_model = world_model_from_args(args, max_tokens=prediction_budget(args))
     proxy = LookaheadProxy(downstream, world_model, config)

@@ -15,7 +15,7 @@ import anyio
 
 from aw_lookahead.lookahead.safety import unchecked_note
 from aw_lookahead.lookahead.shadow import ShadowPair, shadow_pair
-from aw_lookahead.lookahead.types import Decision, Outcome
+from aw_lookahead.lookahead.types import Decision, Outcome, veto_basis
 from aw_lookahead.redact import redact_off_loop
 from aw_lookahead.trajectory import JsonlWriter, Trajectory, Turn
 
@@ -36,6 +36,7 @@ def _summary(decision: Decision) -> dict[str, object]:
     pred = decision.prediction
     return {
         "kind": decision.kind.value,
+        "basis": veto_basis(decision),
         "outcome": decision.outcome.value,
         "reason": decision.reason,
         "predicted_observation": decision.predicted_observation,

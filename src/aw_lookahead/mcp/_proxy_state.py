@@ -68,6 +68,8 @@ class ProxyConfig:
     max_pending_tokens: int = 16
     max_history: int = 50
     elicit: bool = True
+    observe: bool = True
+    """Look at the downstream's state through its read-only tools before simulating."""
 
 
 @dataclass

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 
 from aw_lookahead._extras import require
-from aw_lookahead.errors import ConfigError, DownstreamError
+from aw_lookahead.errors import ConfigError, DownstreamError, UsageError
 
 from ._proxy_state import Arguments
 
@@ -47,7 +47,10 @@ if TYPE_CHECKING:
     from mcp.client import Client, ClientRequestContext, IncomingMessage, Transport
     from mcp.types import CallToolResult, ErrorData, ListRootsResult, Root, Tool
 
-__all__ = ["Downstream", "list_all_tools"]
+__all__ = ["READ_ONLY_LOOKS", "Downstream", "list_all_tools"]
+
+READ_ONLY_LOOKS = frozenset({"get_file_info", "list_directory", "git_branch"})
+"""The downstream tools the proxy may call to look at the state (each only reads)."""
 
 
 def _describe(exc: BaseException) -> str:
@@ -355,6 +358,17 @@ class Downstream:
         """The downstream tool definitions (``mcp.types.Tool``), as last listed."""
         await self._connected()
         return list(self._tools)
+
+    async def look(self, name: str, arguments: Arguments) -> CallToolResult:
+        """A read-only call made to look at the state (never counted as forwarded): only the
+        tools of :data:`READ_ONLY_LOOKS`, never retried."""
+        if name not in READ_ONLY_LOOKS:
+            raise UsageError(
+                f"{name!r} is not a read-only look; use one of {sorted(READ_ONLY_LOOKS)}"
+            )
+        client = await self._connected()
+        with anyio.fail_after(self.call_timeout_s if self.call_timeout_s > 0 else math.inf):
+            return await client.call_tool(name, arguments)
 
     async def call(self, name: str, arguments: Arguments) -> CallToolResult:
         """Send one ``tools/call`` (never retried) and return the ``CallToolResult``."""

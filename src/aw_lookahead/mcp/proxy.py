@@ -132,6 +132,8 @@ class LookaheadProxy:
         from aw_lookahead._version import __version__
         from aw_lookahead.lookahead import Lookahead, RuleJudge
 
+        from .environment import DownstreamEnvironment
+
         self.downstream = downstream
         self._mirror = ClientMirror(downstream)
         self.world_model = world_model
@@ -143,6 +145,7 @@ class LookaheadProxy:
             judges=[RuleJudge()],
             on_error=self.config.on_error,
             deadline_s=self.config.deadline_s,
+            environment=DownstreamEnvironment(downstream) if self.config.observe else None,
         )
         self._sessions = _SessionMap()
         self._ordinals = 0
