@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from aw_lookahead.langgraph import VETO_ID_PREFIX, LookaheadMiddleware
 from aw_lookahead.lookahead import Lookahead
-from aw_lookahead.worldmodel import OpenAIWorldModel
+from aw_lookahead.worldmodel import FunctionWorldModel, OpenAIWorldModel
 from langgraph_support import (
     CAT_MISSING,
     LS,
@@ -185,3 +185,26 @@ async def test_gate_with_the_real_world_model(shell: ShellTool, vllm_server: Any
         assert shell.executed[cmd] == (1 if rec["executes"] else 0)
         if rec["kind"] != "unsimulated":
             assert rec["decision"]["prediction"]["model"] == vllm_server.model
+
+
+def test_gate_with_the_sandbox_as_environment_vetoes_what_is_observed_missing(
+    shell: ShellTool,
+) -> None:
+    """The model here predicts success for everything it is asked: the misspelt file is
+    caught by looking at the sandbox, with a did-you-mean, and the model is never asked."""
+    asked: list[str] = []
+
+    def succeeds(trajectory: Any, action: Any) -> str:
+        asked.append(str(action))
+        return "$ ok\n"
+
+    gate = LookaheadMiddleware(FunctionWorldModel(succeeds), environment=shell.sandbox)
+    model = policy(turn("cat data/a.tx", "cat data/a.txt"), AIMessage("Done."))
+    agent = create_agent(model, [shell.tool()], middleware=[gate], checkpointer=InMemorySaver())
+    out = agent.invoke({"messages": [("user", TASK)]}, thread_config())
+    assert shell.executed == {"cat data/a.txt": 1}
+    [veto] = [m for m in tool_messages(out["messages"]) if m.status == "error"]
+    assert "did you mean `data/a.txt`" in str(veto.content)
+    assert [r["basis"] for r in out["lookahead"]] == ["observed", None]
+    assert len(asked) == 1
+    assert "data/a.txt" in asked[0]

@@ -28,6 +28,7 @@ from langchain_core.tools import BaseTool
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.lookahead import Decision, EngineOptionsBase, Lookahead
+from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.trajectory import Domain, Trajectory, canonical_arguments
 from aw_lookahead.worldmodel.base import WorldModel
 
@@ -167,6 +168,7 @@ def record(
         "tool": call.get("name"),
         "kind": decision.kind.value,
         "executes": decision.executes,
+        "basis": veto_basis(decision),
         "decision": decision.model_dump(mode="json"),
         **extra,
     }

@@ -117,7 +117,7 @@ def _shell_text(trajectory: Trajectory, action: Action) -> str | None:
     if typed is None or typed.edited_keys:
         return None
     text = typed.text
-    if not isinstance(action, str) and not text.endswith("\n"):
+    if isinstance(action, list) and not text.endswith("\n"):
         text = text.rpartition("\n")[0]  # the unfinished last line does not run yet
     return text if text.strip() else None
 
