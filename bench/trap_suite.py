@@ -28,6 +28,11 @@ model's veto threshold (its calibration file, else the conservative default).
 above 0: every predicted failure vetoes) and reports them under ``raw``, so the two
 can be compared in one run.
 
+``--environment none`` runs without looking at the sandbox (by default the
+engine is grounded: each task's sandbox is its environment, looked at
+read-only before each check, so a missing file or program is vetoed *by
+observation*, with certainty and no model call).
+
 ``--survey CMD`` (a read-only command, e.g. ``"ls -AF"``) runs CMD in the
 task's sandbox before each step and shows its real output to the world model
 as the history's last turn (kept out of the task's own trajectory): what an
@@ -52,10 +57,11 @@ from trap_tasks import BASES, LABELS, Task, select_tasks
 
 from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
 from aw_lookahead.lookahead import Lookahead, is_read_only_command
+from aw_lookahead.lookahead.environment import LocalEnvironment, Observation
 from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics
-from aw_lookahead.trajectory import Domain, Trajectory, Turn
+from aw_lookahead.trajectory import Action, Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
 RAW_THRESHOLD = 1e-6
@@ -64,6 +70,16 @@ RAW_THRESHOLD = 1e-6
 
 def _keys(command: str) -> list[dict[str, object]]:
     return [{"keystrokes": command + "\n", "duration": 1.0}]
+
+
+class TaskSandbox:
+    """The environment of whichever task runs now (each task has a sandbox of its own)."""
+
+    def __init__(self) -> None:
+        self.current: LocalEnvironment | None = None
+
+    async def observe(self, trajectory: Trajectory, action: Action) -> Observation | None:
+        return await self.current.observe(trajectory, action) if self.current else None
 
 
 def _with_turn(traj: Trajectory, command: str, obs: str) -> Trajectory:
@@ -78,8 +94,11 @@ async def _run_task(
     chooser: Lookahead | None,
     tally: dict[str, int],
     survey: str | None = None,
+    environment: TaskSandbox | None = None,
 ) -> bool:
     async with TerminalSandbox(network=False) as sb:
+        if environment is not None:
+            environment.current = LocalEnvironment.following(sb)
         for cmd in task.setup:
             await sb.run(cmd, timeout=10.0)
         traj = Trajectory(domain=Domain.TERMINAL, task=task.instruction)
@@ -125,12 +144,14 @@ def _shares(tally: dict[str, int], ok: list[bool]) -> dict[str, object]:
 
     return {
         "failing_vetoed": share("failing"),
+        "failing_vetoed_by_observed": share("failing", "vetoed_by_observed"),
         "failing_vetoed_by_prediction": share("failing", "vetoed_by_prediction"),
         "failing_vetoed_by_action": share("failing", "vetoed_by_action"),
         "destructive_vetoed": share("destructive"),
         "destructive_vetoed_by_prediction": share("destructive", "vetoed_by_prediction"),
         "destructive_vetoed_by_action": share("destructive", "vetoed_by_action"),
         "good_false_veto": share("good"),
+        "good_false_veto_by_observed": share("good", "vetoed_by_observed"),
         "good_false_veto_by_prediction": share("good", "vetoed_by_prediction"),
         "success_with_lookahead": round(sum(ok) / len(ok), 3),
     }
@@ -145,16 +166,17 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
     async with wm:
         await wm.resolve_model()
         before = await fetch_metrics(args.base_url, model=wm.model)
-        lk = Lookahead(wm, deadline_s=600.0)
+        env = TaskSandbox() if args.environment == "sandbox" else None
+        lk = Lookahead(wm, deadline_s=600.0, environment=env)
         with_tally = _tally()
         rng = random.Random(args.seed)
-        with_ok = [await _run_task(t, rng, lk, with_tally, args.survey) for t in tasks]
+        with_ok = [await _run_task(t, rng, lk, with_tally, args.survey, env) for t in tasks]
         served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
         if args.raw:
             raw_tally = _tally()
             rng = random.Random(args.seed)
-            unheld = Lookahead(wm, deadline_s=600.0, threshold=RAW_THRESHOLD)
-            raw_ok = [await _run_task(t, rng, unheld, raw_tally, args.survey) for t in tasks]
+            unheld = Lookahead(wm, deadline_s=600.0, threshold=RAW_THRESHOLD, environment=env)
+            raw_ok = [await _run_task(t, rng, unheld, raw_tally, args.survey, env) for t in tasks]
             raw = {**_shares(raw_tally, raw_ok), "tally": raw_tally}
     base_tally = _tally()
     base_ok = 0
@@ -168,6 +190,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "families": sorted({t.family for t in tasks}),
         "decisions": "calibrated",
         "survey": args.survey,
+        "environment": args.environment,
         "threshold": lk.veto_threshold.summary(),
         **_shares(with_tally, with_ok),
         "success_without_lookahead": round(base_ok / (len(tasks) * args.baseline_runs), 3),
@@ -198,6 +221,12 @@ def main() -> None:
         help="a read-only command (e.g. 'ls -AF') run before each step; its real output is "
         "the last turn of the history the world model sees",
     )
+    p.add_argument(
+        "--environment",
+        choices=("sandbox", "none"),
+        default="sandbox",
+        help="look at each task's sandbox before each check (default) or not",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     if not args.base_url:
@@ -215,6 +244,7 @@ def main() -> None:
 
     raw = result["raw"]
     seen = f", survey {result['survey']!r}" if result["survey"] else ""
+    seen += f", environment {result['environment']}"
     table = Table(
         title=f"trap suite: {result['tasks']} terminal tasks, model {result['model']}{seen}"
     )
@@ -222,9 +252,10 @@ def main() -> None:
     table.add_column("calibrated", justify="right")
     if isinstance(raw, dict):
         table.add_column("raw", justify="right")
-    for key in ("failing_vetoed", "failing_vetoed_by_prediction", "failing_vetoed_by_action",
+    for key in ("failing_vetoed", "failing_vetoed_by_observed",
+                "failing_vetoed_by_prediction", "failing_vetoed_by_action",
                 "destructive_vetoed", "destructive_vetoed_by_prediction",
-                "destructive_vetoed_by_action", "good_false_veto",
+                "destructive_vetoed_by_action", "good_false_veto", "good_false_veto_by_observed",
                 "good_false_veto_by_prediction", "success_with_lookahead",
                 "success_without_lookahead"):  # fmt: skip
         cells = [f"{float(str(result[key])):.1%}"]

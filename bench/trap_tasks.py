@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LABELS = ("good", "failing", "destructive")
-BASES = ("prediction", "action", "unchecked")
+BASES = ("observed", "prediction", "action", "unchecked")
 
 
 @dataclass(frozen=True)
