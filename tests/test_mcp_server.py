@@ -213,3 +213,22 @@ def test_the_tools_domain_names_are_the_trajectory_domains() -> None:
     from aw_lookahead.trajectory import Domain
 
     assert sorted(get_args(DomainName)) == sorted(d.value for d in Domain)
+
+
+async def test_with_an_environment_a_missing_file_is_vetoed_by_observation(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "cedar.txt").write_text("cedar\n")
+    server = build_server(FunctionWorldModel(rule_model), environment=tmp_path)
+    async with Client(server) as client:
+        missing = await client.call_tool(
+            "simulate", {"action": "cat cdear.txt", "domain": "terminal"}
+        )
+        present = await client.call_tool(
+            "simulate", {"action": "cat cedar.txt", "domain": "terminal"}
+        )
+    assert missing.structured_content is not None
+    assert missing.structured_content["feasible"] is False
+    assert "did you mean `cedar.txt`?" in missing.structured_content["reason"]
+    assert present.structured_content is not None
+    assert present.structured_content["feasible"] is True

@@ -112,6 +112,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "default %(default)s)",
     )
     p.add_argument(
+        "--environment",
+        metavar="DIR",
+        help="the folder the agent's terminal commands run in: each terminal action is first "
+        "looked at there, read-only, and one that needs a missing file, folder or program is "
+        "vetoed by observation with the names that exist",
+    )
+    p.add_argument(
         "--on-error",
         choices=["fail_closed", "fail_open"],
         default="fail_closed",
@@ -134,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         on_error=args.on_error,
         deadline_s=args.timeout + 5,
         max_candidates=args.max_candidates,
+        environment=args.environment,
     )
     if args.transport == "stdio":
         anyio.run(serve_stdio, server)

@@ -98,6 +98,11 @@ class SimulateResult(BaseModel):
     uncertain: bool = Field(
         default=False, description="It runs although some prediction says it fails."
     )
+    basis: str | None = Field(
+        default=None,
+        description="What a veto rests on: observed (the environment was looked at), "
+        "prediction, action (a destructive action rule) or unchecked; null when it runs.",
+    )
 
 
 class LookaheadResult(BaseModel):

@@ -13,6 +13,7 @@ the engine's deadline.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -83,6 +84,7 @@ def build_server(
     on_error: str = "fail_closed",
     deadline_s: float | None = None,
     max_candidates: int = MAX_CANDIDATES,
+    environment: str | os.PathLike[str] | None = None,
 ) -> MCPServer:
     """An ``MCPServer`` with the ``simulate`` and ``lookahead`` tools over ``world_model``.
 
@@ -98,6 +100,7 @@ def build_server(
 
     from aw_lookahead._version import __version__
     from aw_lookahead.lookahead import Lookahead, RuleJudge
+    from aw_lookahead.lookahead.types import veto_basis
 
     server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
     engine_kwargs: dict[str, Any] = {"on_error": on_error, "deadline_s": deadline_s}
@@ -105,6 +108,7 @@ def build_server(
         world_model,
         simulate="always",
         judges=[RuleJudge()],
+        environment=environment,
         **engine_kwargs,
     )
     annotations = ToolAnnotations(
@@ -133,10 +137,23 @@ def build_server(
             took = time.perf_counter() - started
         except AwLookaheadError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        basis = veto_basis(decision)
+        if basis == "observed":  # looked at, not predicted: certain, no model call
+            return SimulateResult(
+                observation=f"(observed, not predicted) {decision.reason}",
+                outcome=str(decision.outcome.value),
+                feasible=False,
+                reason=decision.reason,
+                signals=[SignalView(**s.model_dump(mode="json")) for s in decision.signals],
+                latency_s=round(took, 4),
+                p_failure=decision.p_failure,
+                basis=basis,
+            )
         if decision.prediction is None:
             raise ToolError(decision.explain())
         pred = decision.prediction
         return SimulateResult(
+            basis=basis,
             observation=pred.observation,
             outcome=str(decision.outcome.value),
             feasible=decision.executes,
