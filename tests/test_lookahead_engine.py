@@ -175,12 +175,10 @@ async def test_call_index_separates_repeats_with_identical_render() -> None:
 
 
 async def test_disk_cache_survives_restart(tmp_path: Path) -> None:
-    path = tmp_path / "cache.jsonl"
+    path = tmp_path / "cache.db"
     wm = shell_model()
     await Lookahead(wm, cache=PredictionCache(path=path)).gate(TRAJ, ["echo hi", "nope"])
     assert wm.calls == 2
-    with path.open("a") as fh:
-        fh.write('{"key": "torn')
     reopened = PredictionCache(path=path)
     assert len(reopened) == 2
     decisions = await Lookahead(wm, cache=reopened).gate(TRAJ, ["echo hi", "nope"])
