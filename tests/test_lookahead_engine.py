@@ -260,15 +260,3 @@ def test_the_protocol_is_checked_at_construction() -> None:
     wrong.prompts = "prompts/"  # type: ignore[assignment]
     with pytest.raises(ConfigError, match="prompts is str, not a PromptSet"):
         Lookahead(wrong)
-
-
-def test_the_engines_prompts_attribute_warns_and_is_the_world_models(tmp_path: Path) -> None:
-    """Lookahead.prompts was set and never read; for one release it answers, with a warning."""
-    (tmp_path / "terminal.md").write_text("You simulate a terminal.")
-    prompts = PromptSet(tmp_path)
-    wm = FunctionWorldModel(lambda t, a: "ok", model_id="m")
-    wm.prompts = prompts  # type: ignore[attr-defined]
-    with pytest.warns(DeprecationWarning, match="Lookahead.prompts is deprecated"):
-        assert Lookahead(wm).prompts is prompts
-    with pytest.warns(DeprecationWarning, match="read the world model's prompts"):
-        assert Lookahead(FunctionWorldModel(lambda t, a: "ok")).prompts is None
