@@ -52,7 +52,6 @@ import sqlite3
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -61,6 +60,8 @@ from aw_lookahead.errors import UsageError
 from aw_lookahead.redact import redact_record
 from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel
+
+from ._cache_store import close_in, fold_log, open_db, pragma, prune, transaction
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -125,9 +126,6 @@ def _field(text: str) -> bytes:
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 MIN_MAX_BYTES = 64 * 1024  # an empty database is a few pages already
-_BUSY_S = 30.0  # how long a write waits for another process's transaction
-_SCHEMA = 1  # PRAGMA user_version of the layout below
-_MAGIC = b"SQLite format 3\x00"
 
 
 class PredictionCache:
@@ -250,16 +248,16 @@ class PredictionCache:
         with self._lock:
             try:
                 db = self._connect()
-                with _transaction(db):
+                with transaction(db):
                     added = db.execute(
                         "INSERT OR IGNORE INTO predictions (key, prediction) VALUES (?, ?)",
                         (key, text),
                     ).rowcount
                     if (
                         added
-                        and _pragma(db, "page_count") * _pragma(db, "page_size") > self.max_bytes
+                        and pragma(db, "page_count") * pragma(db, "page_size") > self.max_bytes
                     ):
-                        _prune(db, self.max_bytes)
+                        prune(db, self.max_bytes)
                 self._fold_log_soon()
             except sqlite3.Error as exc:
                 self._warn_once(
@@ -315,9 +313,9 @@ class PredictionCache:
         """
         assert self.path is not None
         if self._db is None or self._pid != os.getpid():
-            self._db = _open(self.path, self.max_bytes)
+            self._db = open_db(self.path, self.max_bytes)
             self._pid = os.getpid()
-            weakref.finalize(self, _close_in, self._db, self._pid)
+            weakref.finalize(self, close_in, self._db, self._pid)
         return self._db
 
     def _fold_log_soon(self) -> None:
@@ -331,7 +329,7 @@ class PredictionCache:
             return
         busy = self._folding is not None and self._folding.is_alive()
         if size > min(self.max_bytes // 8, 4 << 20) and not busy:
-            self._folding = threading.Thread(target=_fold_log, args=(self.path,), daemon=True)
+            self._folding = threading.Thread(target=fold_log, args=(self.path,), daemon=True)
             self._folding.start()
 
     def _load(self, key: str) -> Prediction | None:
@@ -364,118 +362,3 @@ class PredictionCache:
             )
         except sqlite3.Error:
             return False
-
-
-_CREATE = """
-CREATE TABLE predictions (
-    seq INTEGER PRIMARY KEY,
-    key TEXT NOT NULL UNIQUE,
-    prediction TEXT NOT NULL
-)
-"""
-
-
-def _open(path: Path, max_bytes: int) -> sqlite3.Connection:
-    """Open (creating it ``0600`` if need be) the cache database at ``path``.
-
-    Anything at ``path`` that is not an SQLite database of this layout is a
-    :class:`~aw_lookahead.errors.UsageError` naming it, never a traceback.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        os.fchmod(fd, 0o600)  # predictions may quote secrets: private, an old file too
-        head = os.pread(fd, len(_MAGIC), 0)
-    finally:
-        os.close(fd)
-    if head and head != _MAGIC:
-        was = " (the JSONL cache of earlier builds?)" if head.startswith(b"{") else ""
-        raise UsageError(
-            f"{path} is not a prediction cache database{was}: it only saves model calls, "
-            "so delete it or pass another path"
-        )
-    db = sqlite3.connect(path, timeout=_BUSY_S, isolation_level=None, check_same_thread=False)
-    try:
-        # Pages freed by pruning go back to the file system at commit (on a new database).
-        db.execute("PRAGMA auto_vacuum = FULL")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")  # WAL: a crash never tears a transaction
-        with _transaction(db):
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                db.execute(_CREATE)
-                db.execute(f"PRAGMA user_version = {_SCHEMA}")
-            elif version != _SCHEMA:
-                raise UsageError(
-                    f"{path} is a prediction cache of another layout (version {version}, "
-                    f"this build reads {_SCHEMA}): delete it or pass another path"
-                )
-        db.execute("PRAGMA wal_autocheckpoint = 0")  # folded on a thread: _fold_log
-        db.execute(f"PRAGMA journal_size_limit = {max_bytes // 8}")
-    except sqlite3.Error as exc:
-        db.close()
-        raise UsageError(
-            f"{path}: cannot open it as a prediction cache ({exc}): delete it or pass another path"
-        ) from exc
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _fold_log(path: Path) -> None:
-    """Checkpoint the write-ahead log of ``path`` (``PASSIVE``: it waits for nobody and
-    nobody waits for it; the next writer then starts the log over, cut short)."""
-    with contextlib.suppress(sqlite3.Error):
-        db = sqlite3.connect(path, timeout=_BUSY_S)
-        try:
-            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        finally:
-            db.close()
-
-
-def _close_in(db: sqlite3.Connection, pid: int) -> None:
-    if os.getpid() == pid:
-        db.close()
-
-
-@contextlib.contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction: the write lock taken up front, all or nothing."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-        db.execute("COMMIT")
-    except BaseException:
-        if db.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-        raise
-
-
-def _pragma(db: sqlite3.Connection, name: str) -> int:
-    return int(db.execute(f"PRAGMA {name}").fetchone()[0])
-
-
-_SIZE = "length(CAST(key AS BLOB)) + length(CAST(prediction AS BLOB))"
-
-
-def _prune(db: sqlite3.Connection, max_bytes: int) -> None:
-    """Delete the oldest entries until the database's pages fit in ``max_bytes`` less a
-    margin (an eighth of it, at most 1 MiB), so pruning runs once per margin written and
-    each run moves about a margin's worth of pages: a short write, never a rewrite of the
-    whole file. An entry larger than the bound goes too. Runs in the writer's transaction,
-    whose commit gives the freed pages back to the file system (``auto_vacuum``)."""
-    page = _pragma(db, "page_size")
-    target = max_bytes - min(max_bytes // 8, 1 << 20)
-    while (
-        excess := (_pragma(db, "page_count") - _pragma(db, "freelist_count")) * page - target
-    ) > 0:
-        freed, last = 0, None
-        for seq, size in db.execute(f"SELECT seq, {_SIZE} FROM predictions ORDER BY seq"):
-            freed, last = freed + size, seq
-            if freed >= excess:
-                break
-        if last is None:
-            return
-        db.execute("DELETE FROM predictions WHERE seq <= ?", (last,))
