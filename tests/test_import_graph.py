@@ -226,7 +226,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(row.split())
     for row in (
         "_aho_corasick _ascii_ends",
-        "errors _version _contract _metrics _net _seen_secrets _deprecated _progress"
+        "errors _version _contract _metrics _net _seen_secrets _progress"
         " _word_finder _pattern_forms _split_forms _keyed_hash _json_schema",
         "_hint_words _folded_split _match_finding",
         "_bulk_redaction _secret_rule",
@@ -352,23 +352,6 @@ def test_private_module_names_are_unique_and_a_minority() -> None:
     assert not repeated, f"private module names used by more than one package: {repeated}"
     share = len(private) / len(modules)
     assert share <= MAX_PRIVATE_SHARE, f"{len(private)} of {len(modules)} modules are private"
-
-
-def test_no_module_imports_a_deprecated_path() -> None:
-    """A moved module's old path is a stub for users; the package itself imports the new one."""
-    from aw_lookahead._deprecated import MOVED_MODULES
-
-    modules, graph = import_graph()
-    assert set(MOVED_MODULES) <= set(modules)
-    stale = [
-        f"{name} -> {target}  (line {line}; use {MOVED_MODULES[target]})"
-        for name, edges in graph.items()
-        for target, line in edges.items()
-        if target in MOVED_MODULES
-    ]
-    assert not stale, "imports of deprecated paths:\n  " + "\n  ".join(sorted(stale))
-    for old in MOVED_MODULES:
-        assert set(graph[old]) <= {PACKAGE, f"{PACKAGE}._deprecated"}, old
 
 
 def test_the_rules_see_what_they_forbid(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ async def _session(server: Any, path: Path, action: Action = ACTION) -> bool:
 async def test_a_cache_file_does_not_answer_for_other_weights_under_the_same_name(
     server: Any, tmp_path: Path
 ) -> None:
-    path = tmp_path / "preds.jsonl"
+    path = tmp_path / "preds.db"
     assert not await _session(server, path)
     assert await _session(server, path)  # same weights: shared across restarts
     server.root = "/weights/b"  # restarted with another adapter under the same name
@@ -111,7 +111,7 @@ async def test_a_folder_rewritten_at_the_same_path_is_other_weights(
     weights = folder / "model.safetensors"
     weights.write_bytes(b"old")
     server.root = str(folder)
-    path = tmp_path / "preds.jsonl"
+    path = tmp_path / "preds.db"
     assert not await _session(server, path)
     assert await _session(server, path)
     weights.write_bytes(b"merged again")  # serve --local with another adapter: same folder
@@ -122,7 +122,7 @@ async def test_a_folder_rewritten_at_the_same_path_is_other_weights(
 async def test_weights_are_asked_once_per_world_model(server: Any, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     async with OpenAIWorldModel("m", base_url=url, timeout=10, retries=0) as wm:
-        lk = Lookahead(wm, cache=PredictionCache(path=tmp_path / "preds.jsonl"))
+        lk = Lookahead(wm, cache=PredictionCache(path=tmp_path / "preds.db"))
         for action in ("touch a", "touch b", "touch c"):
             await lk.gate(TRAJ, [action])
     assert server.listings == 1
@@ -133,7 +133,7 @@ async def test_a_server_without_weights_keeps_the_plain_key_and_warns_once(
     server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.root = None  # not vLLM: /v1/models names no weights
-    path = tmp_path / "preds.jsonl"
+    path = tmp_path / "preds.db"
     with caplog.at_level(logging.WARNING, logger="aw_lookahead"):
         assert not await _session(server, path)
         assert await _session(server, path)
@@ -157,7 +157,7 @@ class _Unreachable(FunctionWorldModel):
 async def test_unknown_weights_keep_the_step_off_the_file(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = tmp_path / "preds.jsonl"
+    path = tmp_path / "preds.db"
     wm = _Unreachable()
     lk = Lookahead(wm, cache=PredictionCache(path=path), threshold=0.5)
     with caplog.at_level(logging.WARNING, logger="aw_lookahead"):
@@ -166,7 +166,7 @@ async def test_unknown_weights_keep_the_step_off_the_file(
     assert again.cached  # this process's memory still answers
     assert wm.calls == 1
     assert wm.asked == 2
-    assert not path.exists() or path.stat().st_size == 0
+    assert len(PredictionCache(path=path)) == 0  # nothing reached the file
     assert len([r for r in caplog.records if "could not learn" in r.getMessage()]) == 1
 
 

@@ -175,12 +175,10 @@ async def test_call_index_separates_repeats_with_identical_render() -> None:
 
 
 async def test_disk_cache_survives_restart(tmp_path: Path) -> None:
-    path = tmp_path / "cache.jsonl"
+    path = tmp_path / "cache.db"
     wm = shell_model()
     await Lookahead(wm, cache=PredictionCache(path=path)).gate(TRAJ, ["echo hi", "nope"])
     assert wm.calls == 2
-    with path.open("a") as fh:
-        fh.write('{"key": "torn')
     reopened = PredictionCache(path=path)
     assert len(reopened) == 2
     decisions = await Lookahead(wm, cache=reopened).gate(TRAJ, ["echo hi", "nope"])
@@ -262,15 +260,3 @@ def test_the_protocol_is_checked_at_construction() -> None:
     wrong.prompts = "prompts/"  # type: ignore[assignment]
     with pytest.raises(ConfigError, match="prompts is str, not a PromptSet"):
         Lookahead(wrong)
-
-
-def test_the_engines_prompts_attribute_warns_and_is_the_world_models(tmp_path: Path) -> None:
-    """Lookahead.prompts was set and never read; for one release it answers, with a warning."""
-    (tmp_path / "terminal.md").write_text("You simulate a terminal.")
-    prompts = PromptSet(tmp_path)
-    wm = FunctionWorldModel(lambda t, a: "ok", model_id="m")
-    wm.prompts = prompts  # type: ignore[attr-defined]
-    with pytest.warns(DeprecationWarning, match="Lookahead.prompts is deprecated"):
-        assert Lookahead(wm).prompts is prompts
-    with pytest.warns(DeprecationWarning, match="read the world model's prompts"):
-        assert Lookahead(FunctionWorldModel(lambda t, a: "ok")).prompts is None

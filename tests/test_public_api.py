@@ -10,14 +10,12 @@ import pkgutil
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import aw_lookahead
-from aw_lookahead import _deprecated
 
 
 def test_all_is_sorted_and_resolves() -> None:
@@ -161,64 +159,10 @@ def test_engine_option_literals_are_spelled_once() -> None:
     assert not found, found
 
 
-def _warns_and_is(get: Any, expected: Any, old: str, new: str) -> None:
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        value = get()
-    assert value is expected, old
-    [warning] = {(w.category, str(w.message), w.filename) for w in seen}
-    assert warning[0] is DeprecationWarning
-    assert old in warning[1], warning[1]
-    assert new in warning[1], warning[1]
-    assert warning[2] == __file__, "the warning points at the caller's line"
-
-
-@pytest.mark.parametrize("name", sorted(aw_lookahead._MOVED))
-def test_a_name_the_root_dropped_warns_and_is_the_same_object(name: str) -> None:
-    module = aw_lookahead._MOVED[name]
-    if module == "aw_lookahead.langgraph":
-        pytest.importorskip("langgraph")
-    assert name not in aw_lookahead.__all__
-    expected = getattr(importlib.import_module(module), name)
-    _warns_and_is(lambda: getattr(aw_lookahead, name), expected, f"aw_lookahead.{name}", module)
-
-
-@pytest.mark.parametrize("old", sorted(_deprecated.MOVED_MODULES))
-def test_a_moved_module_warns_and_hands_back_the_same_objects(old: str) -> None:
-    new = _deprecated.MOVED_MODULES[old]
-    stub, target = importlib.import_module(old), importlib.import_module(new)
-    assert not hasattr(stub, "__all__"), "a stub exports nothing of its own"
-    for name in target.__all__:
-        _warns_and_is(
-            lambda name=name: getattr(stub, name), getattr(target, name), f"{old}.{name}", new
-        )
-    with pytest.raises(AttributeError, match="moved to"):
-        stub.no_such_name  # noqa: B018
-
-
-@pytest.mark.parametrize("old", sorted(_deprecated.RENAMED))
-def test_a_renamed_name_warns_names_its_replacement_and_resolves(old: str) -> None:
-    module_name, _, name = old.rpartition(".")
-    entry = _deprecated.RENAMED[old]
-    target_module, _, attribute = entry.target.partition(":")
-    expected = getattr(importlib.import_module(target_module), attribute)
-    module = importlib.import_module(module_name)
-    assert name not in getattr(module, "__all__", ()), old
-    _warns_and_is(lambda: getattr(module, name), expected, old, entry.use)
-
-
-def test_renamed_async_names_are_the_new_plain_names() -> None:
-    """The old async names now resolve to the plain names, which flipped from blocking to async;
-    the blocking forms are the ``_sync`` twins."""
+def test_async_names_are_plain_and_their_blocking_twins_end_in_sync() -> None:
     from aw_lookahead.datagen import terminal
     from aw_lookahead.sandbox import record
 
-    with pytest.warns(DeprecationWarning, match=r"use aw_lookahead\.sandbox\.record_trajectory"):
-        from aw_lookahead.sandbox import arecord_trajectory
-    with pytest.warns(DeprecationWarning, match=r"datagen\.terminal\.generate_terminal"):
-        from aw_lookahead.datagen.terminal import agenerate_terminal
-    assert arecord_trajectory is record.record_trajectory
-    assert agenerate_terminal is terminal.generate_terminal
     for plain, blocking in [
         (record.record_trajectory, record.record_trajectory_sync),
         (terminal.generate_terminal, terminal.generate_terminal_sync),
@@ -226,32 +170,6 @@ def test_renamed_async_names_are_the_new_plain_names() -> None:
         assert inspect.iscoroutinefunction(plain)
         assert not inspect.iscoroutinefunction(blocking)
         assert blocking.__name__ == plain.__name__ + "_sync"
-
-
-def test_the_deprecated_sync_terminal_sandbox_still_works() -> None:
-    with pytest.warns(DeprecationWarning, match=r"SyncTerminalSandbox.*run_sync"):
-        from aw_lookahead.sandbox import SyncTerminalSandbox
-    with SyncTerminalSandbox() as sb:
-        sb.write_file("a.txt", "x\n")
-        assert sb.run("cat a.txt").output == "x\n"
-        assert sb.send_keys("echo keys").output == "keys\n"
-        root = sb.path
-        assert isinstance(sb.network_isolated, bool)
-    assert not root.exists()
-    sb.close()  # idempotent
-
-
-@pytest.mark.parametrize("path", ["aw_lookahead", "aw_lookahead.worldmodel"])
-def test_the_deprecated_sync_world_model_still_works(path: str) -> None:
-    from aw_lookahead.trajectory import Trajectory
-    from aw_lookahead.worldmodel import FunctionWorldModel
-
-    with pytest.warns(DeprecationWarning, match=r"SyncWorldModel.*predict_sync"):
-        sync_world_model = importlib.import_module(path).SyncWorldModel
-    traj = Trajectory(domain="terminal")
-    with sync_world_model(FunctionWorldModel(lambda t, a: f"ran {a}")) as wm:
-        assert wm.predict(traj, "ls").observation == "ran ls"
-        assert [p.observation for p in wm.predict_many(traj, ["a"])] == ["ran a"]
 
 
 # Names a framework or Python fixes: LangChain's middleware hooks, and ``aclose`` (async generators,
@@ -276,9 +194,7 @@ def _members(namespace: Any) -> dict[str, Any]:
 
 def test_one_async_sync_naming_rule() -> None:
     """Across every module: a ``*_sync`` function's plain twin is async, no async ``aX`` has
-    a blocking ``X`` beside it (outside the fixed names), no ``Sync*`` wrapper class is defined
-    but the deprecated ones."""
-    deprecated = {entry.target for entry in _deprecated.RENAMED.values()}
+    a blocking ``X`` beside it (outside the fixed names), no ``Sync*`` wrapper class."""
     broken: list[str] = []
     for info in pkgutil.walk_packages(aw_lookahead.__path__, "aw_lookahead."):
         if info.name.endswith("__main__"):
@@ -295,11 +211,7 @@ def test_one_async_sync_naming_rule() -> None:
             if inspect.isclass(value)
         ]
         for name, value in own.items():
-            if (
-                inspect.isclass(value)
-                and re.match(r"Sync[A-Z]", name)
-                and f"{info.name}:{name}" not in deprecated
-            ):
+            if inspect.isclass(value) and re.match(r"Sync[A-Z]", name):
                 broken.append(f"{info.name}.{name}: a Sync* class; give `_sync` methods")
         for where, members in spaces:
             for name, value in members.items():
@@ -324,18 +236,13 @@ def test_one_async_sync_naming_rule() -> None:
     assert not broken, "\n".join(sorted(set(broken)))
 
 
-def test_from_import_of_an_old_path_still_works() -> None:
-    with pytest.warns(DeprecationWarning, match=r"aw_lookahead\.datagen\.recording"):
-        from aw_lookahead.evaluation import record_script
-    with pytest.warns(DeprecationWarning, match=r"evaluation\.rules\.verifier"):
-        from aw_lookahead.evaluation.verifier import verify_sample
-    from aw_lookahead.datagen import record_script as new_record_script
-    from aw_lookahead.evaluation.rules import verify_sample as new_verify_sample
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    from aw_lookahead import worldmodel
 
-    assert record_script is new_record_script
-    assert verify_sample is new_verify_sample
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="no_such_name"):
         aw_lookahead.no_such_name  # noqa: B018
+    with pytest.raises(AttributeError, match="no_such_name"):
+        worldmodel.no_such_name  # noqa: B018
 
 
 def test_the_version_comes_from_the_installed_metadata() -> None:

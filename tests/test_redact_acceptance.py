@@ -155,7 +155,7 @@ def test_no_planted_secret_reaches_the_server_or_disk(
 
     # 2. the disk cache under the engine.
     traj = Trajectory.model_validate_json(_trajectory_line())
-    cache_path = out / "cache" / "predictions.jsonl"
+    cache_path = out / "cache" / "predictions.db"
 
     async def gate() -> None:
         async with _world_model(relay, vllm_server) as wm:

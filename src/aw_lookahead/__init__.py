@@ -20,8 +20,7 @@ errors. Everything else lives in its subpackage and is imported from there:
 
 Names are imported lazily, so ``import aw_lookahead`` stays light and a name
 from an optional extra (``VLLMOfflineWorldModel`` needs ``[vllm]``) only
-fails, with the pip line, when used. Names the root exported until this
-release still resolve, with a :class:`DeprecationWarning` naming their home.
+fails, with the pip line, when used.
 
 One async/sync naming rule holds across the package: the async function or
 method has the plain name and its blocking twin ends in ``_sync``
@@ -35,11 +34,7 @@ LangChain's hooks (``wrap_tool_call`` / ``awrap_tool_call``, ``invoke`` /
 ``ainvoke``), and Python's close protocol where the async close is ``aclose()``
 (async generators, ``contextlib.aclosing``, httpx): there the blocking close
 is ``close()`` (world models, the LangGraph middleware). No class
-exists only to make another blocking: ``SyncWorldModel`` and
-``SyncTerminalSandbox`` are replaced by those ``_sync`` methods and warn for
-one release, as do ``sandbox.arecord_trajectory`` and
-``datagen.terminal.agenerate_terminal`` (now the plain names; the plain names
-were the blocking functions until this release).
+exists only to make another blocking.
 """
 
 from __future__ import annotations
@@ -47,7 +42,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._deprecated import moved_name, renamed_attribute
 from ._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
@@ -104,19 +98,6 @@ _EXPORTS: dict[str, str] = {
     "WorldModelTimeoutError": "aw_lookahead.errors",
 }
 
-_MOVED: dict[str, str] = {
-    "JsonlWriter": "aw_lookahead.trajectory",
-    "LocalServer": "aw_lookahead.serving",
-    "LookaheadMiddleware": "aw_lookahead.langgraph",
-    "LookaheadNode": "aw_lookahead.langgraph",
-    "PromptSet": "aw_lookahead.prompts",
-    "TerminalSandbox": "aw_lookahead.sandbox",
-    "parse_reply": "aw_lookahead.prompts",
-    "render_messages": "aw_lookahead.prompts",
-    "start_embedded_server": "aw_lookahead.serving",
-}
-"""Names the root exported until this release, and the subpackage that holds each."""
-
 # Derived from _EXPORTS, the one list of public names; tests/test_public_api.py checks it.
 __all__ = sorted([*_EXPORTS, "__version__"])  # noqa: PLE0605 - derived on purpose
 
@@ -124,9 +105,7 @@ __all__ = sorted([*_EXPORTS, "__version__"])  # noqa: PLE0605 - derived on purpo
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        if name in _MOVED:
-            return moved_name(__name__, name, _MOVED)
-        return renamed_attribute(__name__, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

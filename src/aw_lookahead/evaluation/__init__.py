@@ -10,15 +10,11 @@ writes the reference script's layout and ``usable_records`` reads either.
 Rooms: ``rules/`` (the rule verifier and its domain rules), ``judges/`` (the
 LLM judges), ``official`` (the reference protocol's prompts and replies),
 ``runner`` / ``judge_run`` (the resumable runs), ``records`` (their files),
-``interop`` and ``report``. Recording ground truth from a sandbox moved to
+``interop`` and ``report``. Recording ground truth from a sandbox lives in
 :mod:`aw_lookahead.datagen.recording`.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-from aw_lookahead._deprecated import moved_name
 
 from .interop import export_reference, usable_records
 from .judge_run import JudgeStats, judge_predictions
@@ -63,13 +59,3 @@ __all__ = [
     "verify_sample",
     "write_report",
 ]
-
-_MOVED = {
-    "parse_record_script": "aw_lookahead.datagen.recording",
-    "record_script": "aw_lookahead.datagen.recording",
-}
-"""Names this package held until this release, and where they live now."""
-
-
-def __getattr__(name: str) -> Any:
-    return moved_name(__name__, name, _MOVED)

@@ -12,24 +12,27 @@ turn 500 as at turn 5; since every turn is in the key, ``ls`` at turn 9
 never collapses into ``ls`` at turn 2. Keys carry a version: entries written
 under an older key scheme simply miss.
 
-Guarantees: an in-memory LRU of ``maxsize`` entries; with ``path`` an
-append-only JSONL file that survives restarts and can be shared by several
-processes:
+Guarantees: an in-memory LRU of ``maxsize`` entries; with ``path`` an SQLite
+database (the standard library's :mod:`sqlite3`, write-ahead log) that survives
+restarts and can be shared by several processes and threads:
 
-* Every append runs under an exclusive ``flock`` on ``<path>.lock``, writes
-  one whole line with a single ``write`` on an ``O_APPEND`` descriptor and
-  takes the entry's offset from that write (the descriptor's position after
-  it), never from an earlier ``seek``; so concurrent writers never lose or
-  misplace each other's entries.
-* A lookup that misses first reads whatever other processes appended since
-  (and re-reads the whole index when the file was compacted or replaced), so
-  an entry one process wrote is visible to every other.
-* The file stays under ``max_bytes``: an append that crosses it compacts the
-  file under the lock (one line per key, the newest entries kept up to half
-  the bound) into a temporary file that atomically replaces it.
+* Every write is one transaction (``BEGIN IMMEDIATE``): a process killed at any
+  moment leaves every entry it committed and nothing half-written, and
+  concurrent writers wait for each other (up to 30 s) instead of losing entries.
+* A lookup that misses in memory reads the database, so an entry one process
+  committed is visible to every other at its next lookup.
+* The database stays under ``max_bytes`` (at least 64 KiB): a write that takes
+  it past the bound deletes the oldest entries, an eighth of the bound (at most
+  1 MiB) more than it must, and gives the freed pages back to the file system
+  in the same transaction. The write-ahead log is folded into it on a thread of
+  its own every eighth of the bound (at most 4 MiB).
 * Records are redacted (:mod:`aw_lookahead.redact`) before they are written;
-  the files are created ``0600``. A torn or corrupt line is skipped on load,
-  never fatal.
+  the files are created ``0600``. A record that no longer parses is a miss,
+  and a database that cannot be read or written is a warning (once) and a
+  miss, never a failed step. :meth:`PredictionCache.export_jsonl` writes the
+  entries out as JSONL for reading. A file that is not such a database (the
+  JSONL store of earlier builds, say) is refused at construction with a
+  one-line error: it is only a cache, delete it.
 * A file outlives the server it was filled from, and a served name can front
   other weights after a restart (another adapter for ``serve --local``, another
   LoRA under one vLLM name). So with a file the keys also name the served
@@ -41,21 +44,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
 import os
-import tempfile
+import sqlite3
+import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+
+from pydantic import ValidationError
 
 from aw_lookahead.errors import UsageError
 from aw_lookahead.redact import redact_record
-from aw_lookahead.trajectory import Action, Trajectory, action_text
+from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel
+
+from ._cache_store import close_in, fold_log, open_db, pragma, prune, transaction
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -119,10 +125,16 @@ def _field(text: str) -> bytes:
 
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+MIN_MAX_BYTES = 64 * 1024  # an empty database is a few pages already
 
 
 class PredictionCache:
-    """In-memory LRU of predictions, optionally backed by a shared append-only JSONL file."""
+    """In-memory LRU of predictions, optionally backed by a shared SQLite database.
+
+    Safe to share between threads (one connection, used under a lock: an engine
+    driven by ``*_sync`` runs its loop in a worker thread); a forked child opens
+    its own connection.
+    """
 
     def __init__(
         self,
@@ -131,20 +143,24 @@ class PredictionCache:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
-        if max_bytes < 1024:
-            raise UsageError(f"max_bytes must be at least 1024, got {max_bytes}")
+        if max_bytes < MIN_MAX_BYTES:
+            raise UsageError(
+                f"max_bytes must be at least {MIN_MAX_BYTES} (64 KiB), got {max_bytes}"
+            )
         self.maxsize = maxsize
         self.path = Path(path) if path is not None else None
         self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
         self._mem: OrderedDict[str, Prediction] = OrderedDict()
-        self._disk: dict[str, int] = {}
-        self._indexed = 0
-        self._ident: tuple[int, int, bytes] | None = None
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._pid = 0
+        self._folding: threading.Thread | None = None
         self._warned: set[str] = set()
         if self.path is not None:
-            self._refresh()
+            with self._lock:
+                self._connect()
 
     async def scope(self, world_model: WorldModel, deadline: float) -> tuple[str, bool]:
         """What the keys of ``world_model``'s next step start with, and whether the file
@@ -190,92 +206,98 @@ class PredictionCache:
             self._warned.add(what)
             logger.warning(message)
 
-    # ------------------------------------------------------------------ disk index
-
-    def _refresh(self) -> None:
-        """Index what was appended since the last look; start over if the file was replaced."""
-        assert self.path is not None
-        try:
-            fh = self.path.open("rb")
-        except FileNotFoundError:
-            self._disk.clear()
-            self._indexed, self._ident = 0, None
-            return
-        with fh:
-            st = os.fstat(fh.fileno())
-            ident = (st.st_dev, st.st_ino, _head(fh))
-            if ident != self._ident or st.st_size < self._indexed:
-                self._disk.clear()
-                self._indexed, self._ident = 0, ident
-            fh.seek(self._indexed)
-            offset = self._indexed
-            for line in fh:
-                if not line.endswith(b"\n"):
-                    break
-                key = _line_key(line)
-                if key is not None:
-                    self._disk[key] = offset
-                offset += len(line)
-            self._indexed = offset
-
-    def _read_disk(self, key: str) -> Prediction | None:
-        offset = self._disk.get(key)
-        if offset is None or self.path is None:
-            return None
-        try:
-            with self.path.open("rb") as fh:
-                fh.seek(offset)
-                record = json.loads(fh.readline())
-            if record.get("key") != key:
-                return None
-            return Prediction.model_validate(record["prediction"])
-        except (OSError, ValueError, KeyError, AttributeError):
-            return None
-
-    def _lookup_disk(self, key: str) -> Prediction | None:
-        if self.path is None:
-            return None
-        stale = key in self._disk
-        found = self._read_disk(key)
-        if found is None:
-            if stale:
-                # The offset pointed at another line: the file changed under an index we trusted.
-                self._ident = None
-            self._refresh()
-            found = self._read_disk(key)
-        return found
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(lock)
-
     # ------------------------------------------------------------------ public
 
     def __len__(self) -> int:
-        return len(self._mem.keys() | self._disk.keys())
+        """Entries in memory or in the file (reads every key of the file)."""
+        with self._lock:
+            keys = set(self._mem)
+            if self.path is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    keys.update(
+                        k for (k,) in self._connect().execute("SELECT key FROM predictions")
+                    )
+            return len(keys)
 
     def get(self, key: str, *, shared: bool = True) -> Prediction | None:
         """The cached prediction for ``key`` or ``None``; counts hits and misses.
         ``shared=False`` looks in memory only (see :meth:`scope`)."""
-        found = self._mem.get(key)
-        if found is not None:
-            self._mem.move_to_end(key)
-        elif shared:
-            found = self._lookup_disk(key)
+        with self._lock:
+            found = self._mem.get(key)
             if found is not None:
-                self._remember(key, found)
-        if found is None:
-            self.misses += 1
-        else:
-            self.hits += 1
-        return found
+                self._mem.move_to_end(key)
+            elif shared and self.path is not None:
+                found = self._load(key)
+                if found is not None:
+                    self._remember(key, found)
+            if found is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+            return found
+
+    def put(self, key: str, prediction: Prediction, *, shared: bool = True) -> None:
+        """Store ``prediction``; writes it (redacted) to the file, in one transaction, when
+        there is one and ``shared`` (see :meth:`scope`). A key the file holds keeps its entry."""
+        with self._lock:
+            self._remember(key, prediction)
+            if not shared or self.path is None or self._stored(key):
+                return
+        record = redact_record({"key": key, "prediction": prediction.model_dump(mode="json")})
+        text = json.dumps(record["prediction"], ensure_ascii=False)
+        with self._lock:
+            try:
+                db = self._connect()
+                with transaction(db):
+                    added = db.execute(
+                        "INSERT OR IGNORE INTO predictions (key, prediction) VALUES (?, ?)",
+                        (key, text),
+                    ).rowcount
+                    if (
+                        added
+                        and pragma(db, "page_count") * pragma(db, "page_size") > self.max_bytes
+                    ):
+                        prune(db, self.max_bytes)
+                self._fold_log_soon()
+            except sqlite3.Error as exc:
+                self._warn_once(
+                    "write",
+                    f"could not write to the prediction cache {self.path} ({exc}): its "
+                    "predictions stay in memory only",
+                )
+
+    def clear(self) -> None:
+        """Forget the in-memory entries (the file is left as it is)."""
+        with self._lock:
+            self._mem.clear()
+
+    def close(self) -> None:
+        """Close the file's database connection (after a log fold under way; the last
+        connection to leave folds the log in and removes it); the next lookup or write
+        opens it again."""
+        if self._folding is not None:
+            self._folding.join()
+        with self._lock:
+            if self._db is not None and self._pid == os.getpid():
+                self._db.close()
+            self._db = None
+
+    def export_jsonl(self, out: str | Path) -> int:
+        """Write the file's entries to ``out``, oldest first, one JSON line each
+        (``{"key": ..., "prediction": {...}}``, redacted as stored; the file ``0600``,
+        replaced if it exists), and return how many. Entries kept in memory only
+        (``shared=False``) are not in the file."""
+        if self.path is None:
+            raise UsageError("this prediction cache has no file to export: make it with path=")
+        count = 0
+        with self._lock, JsonlWriter(out, append=False) as writer:
+            rows = self._connect().execute("SELECT key, prediction FROM predictions ORDER BY seq")
+            for key, text in rows:
+                writer.write({"key": key, "prediction": json.loads(text)})
+                count += 1
+        return count
+
+    # ------------------------------------------------------------------ database
 
     def _remember(self, key: str, prediction: Prediction) -> None:
         self._mem[key] = prediction
@@ -283,98 +305,60 @@ class PredictionCache:
         while len(self._mem) > self.maxsize:
             self._mem.popitem(last=False)
 
-    def put(self, key: str, prediction: Prediction, *, shared: bool = True) -> None:
-        """Store ``prediction``; appends one (redacted) line to the file when there is one
-        and ``shared`` (see :meth:`scope`)."""
-        self._remember(key, prediction)
-        if not shared or self.path is None or key in self._disk:
-            return
-        record = redact_record({"key": key, "prediction": prediction.model_dump(mode="json")})
-        line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
-        with self._locked():
-            self._refresh()
-            if key in self._disk:
-                return
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.fchmod(fd, 0o600)  # predictions may quote secrets: private, an old file too
-                size = os.fstat(fd).st_size
-                # A writer that died mid-line left a torn tail: end it, so ours stays whole.
-                torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-                view = memoryview(b"\n" + line if torn else line)
-                while view:
-                    view = view[os.write(fd, view) :]
-                end = os.lseek(fd, 0, os.SEEK_CUR)
-                st = os.fstat(fd)
-                head = _head_at(fd)
-            finally:
-                os.close(fd)
-            offset = end - len(line)
-            self._disk[key] = offset
-            if (st.st_dev, st.st_ino, head) == self._ident and offset == self._indexed:
-                self._indexed = end
-            if end > self.max_bytes:
-                self._compact()
+    def _connect(self) -> sqlite3.Connection:
+        """This process's connection (called under the lock), opened on first use.
 
-    def _compact(self) -> None:
-        """Rewrite the file with one line per key, newest first kept, to half of ``max_bytes``.
-
-        Runs under the lock; readers holding the old file keep reading it, and
-        everyone re-indexes when they see the new inode.
+        A connection inherited over ``fork`` is left alone (SQLite forbids using it
+        in the child); the child opens its own.
         """
         assert self.path is not None
-        newest: dict[str, bytes] = {}
-        with self.path.open("rb") as fh:
-            for line in fh:
-                key = _line_key(line) if line.endswith(b"\n") else None
-                if key is not None:
-                    newest.pop(key, None)
-                    newest[key] = line
-        kept: list[bytes] = []
-        size = 0
-        for line in reversed(newest.values()):
-            if size + len(line) > self.max_bytes // 2:
-                break
-            kept.append(line)
-            size += len(line)
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent)
+        if self._db is None or self._pid != os.getpid():
+            self._db = open_db(self.path, self.max_bytes)
+            self._pid = os.getpid()
+            weakref.finalize(self, close_in, self._db, self._pid)
+        return self._db
+
+    def _fold_log_soon(self) -> None:
+        """Past an eighth of the bound (at most 4 MiB), fold the write-ahead log into the
+        database on a thread of its own (a checkpoint ends in an fsync, tens of ms):
+        the writer, maybe an event loop, never waits for it."""
+        assert self.path is not None
         try:
-            with os.fdopen(fd, "wb") as out:
-                out.writelines(reversed(kept))
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        self._ident = None
-        self._refresh()
+            size = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        busy = self._folding is not None and self._folding.is_alive()
+        if size > min(self.max_bytes // 8, 4 << 20) and not busy:
+            self._folding = threading.Thread(target=fold_log, args=(self.path,), daemon=True)
+            self._folding.start()
 
-    def clear(self) -> None:
-        """Forget the in-memory entries (the file is left as it is)."""
-        self._mem.clear()
+    def _load(self, key: str) -> Prediction | None:
+        try:
+            row = (
+                self._connect()
+                .execute("SELECT prediction FROM predictions WHERE key = ?", (key,))
+                .fetchone()
+            )
+        except sqlite3.Error as exc:
+            self._warn_once(
+                "read", f"could not read the prediction cache {self.path} ({exc}): lookups miss"
+            )
+            return None
+        if row is None:
+            return None
+        try:
+            return Prediction.model_validate_json(row[0])
+        except ValidationError:
+            return None
 
-
-_HEAD_BYTES = 512
-
-
-def _head(fh: BinaryIO) -> bytes:
-    """The file's first bytes: with the inode they tell a compacted file from the one it replaced.
-
-    A filesystem may give the new file the inode of a deleted one; its first
-    line is still new, because compaction always drops the oldest entries.
-    """
-    head = fh.read(_HEAD_BYTES)
-    fh.seek(0)
-    return head.split(b"\n", 1)[0]
-
-
-def _head_at(fd: int) -> bytes:
-    return os.pread(fd, _HEAD_BYTES, 0).split(b"\n", 1)[0]
-
-
-def _line_key(line: bytes) -> str | None:
-    try:
-        key = json.loads(line)["key"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    return key if isinstance(key, str) else None
+    def _stored(self, key: str) -> bool:
+        """Whether the file holds ``key`` already (then ``put`` skips the redaction)."""
+        try:
+            return (
+                self._connect()
+                .execute("SELECT 1 FROM predictions WHERE key = ?", (key,))
+                .fetchone()
+                is not None
+            )
+        except sqlite3.Error:
+            return False

@@ -37,20 +37,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError, UsageError
-from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel.base import (
     Step,
     WorldModel,
     check_world_model,
     prepare_step,
-    prompts_of,
 )
 
 from ._decide import Candidate, EngineStats, Judged, Simulated, decide, heuristic_score
@@ -162,17 +159,6 @@ class Lookahead:
         learns it on its first call); until then the default applies.
         """
         return self._abstention.current()
-
-    @property
-    def prompts(self) -> PromptSet | None:
-        """Deprecated: the engine never read it; use the world model's own ``prompts``."""
-        warnings.warn(
-            "Lookahead.prompts is deprecated and goes away in the next release; "
-            "read the world model's prompts instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return prompts_of(self.world_model)
 
     # ------------------------------------------------------------------ public API
 

@@ -6,18 +6,9 @@ TerminalSandbox() as sb: sb.run_sync(...)``). :func:`record_trajectory`
 (blocking: :func:`record_trajectory_sync`) turns a list of commands into a
 :class:`~aw_lookahead.trajectory.Trajectory` of real observations, formatted by
 :func:`observation`.
-
-Renamed in this release, the old names warn for one release:
-``SyncTerminalSandbox`` (use ``TerminalSandbox`` blocking, as above) and
-``arecord_trajectory`` (now ``record_trajectory``, which was the blocking
-function until this release).
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-from aw_lookahead._deprecated import renamed_attribute
 
 from ._keys import SUPPORTED_KEYS
 from .record import record_trajectory, record_trajectory_sync
@@ -32,7 +23,3 @@ __all__ = [
     "record_trajectory",
     "record_trajectory_sync",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    return renamed_attribute(__name__, name)

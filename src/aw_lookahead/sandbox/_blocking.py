@@ -17,9 +17,6 @@ Guarantees:
   :class:`~aw_lookahead.errors.UsageError` before anything runs.
 * After ``close_sync`` (or leaving ``with``) the private loop is closed and
   every further blocking call raises :class:`~aw_lookahead.errors.UsageError`.
-
-:class:`~aw_lookahead.sandbox._sync_wrapper.SyncTerminalSandbox`, the wrapper
-class this replaces, stays for one release behind a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations

@@ -4,11 +4,6 @@
 its blocking twin on a private :class:`~aw_lookahead._sync.LoopThread`, safe
 to call while an event loop runs. The data generators and ``aw-lookahead
 record`` build on them.
-
-Until this release ``record_trajectory`` was the blocking function and
-``arecord_trajectory`` the async one: a blocking caller now writes
-``record_trajectory_sync``; ``arecord_trajectory`` still works for one release
-with a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations
@@ -16,9 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from aw_lookahead._deprecated import renamed_attribute
 from aw_lookahead._sync import own_loop_twin
 from aw_lookahead.errors import UsageError
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
@@ -78,7 +71,3 @@ async def record_trajectory(
 
 
 record_trajectory_sync = own_loop_twin(record_trajectory, "aw-sandbox-record")
-
-
-def __getattr__(name: str) -> Any:
-    return renamed_attribute(__name__, name)

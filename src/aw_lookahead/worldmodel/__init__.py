@@ -7,15 +7,12 @@
 
 The backends are async (``predict``, ``predict_many``, ``aclose``); blocking
 code calls :meth:`BaseWorldModel.predict_sync`, :meth:`~BaseWorldModel.predict_many_sync`
-and :meth:`~BaseWorldModel.close`. ``SyncWorldModel``, the wrapper class they
-replace, warns for one release.
+and :meth:`~BaseWorldModel.close`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-
-from aw_lookahead._deprecated import renamed_attribute
 
 from .base import BaseWorldModel, Prediction, Step, StepWorldModel, Usage, WorldModel
 from .function import FunctionWorldModel
@@ -46,4 +43,4 @@ def __getattr__(name: str) -> Any:
         from .offline import VLLMOfflineWorldModel
 
         return VLLMOfflineWorldModel
-    return renamed_attribute(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,10 +10,6 @@ specs of your own the same way.
 
 from __future__ import annotations
 
-from typing import Any
-
-from aw_lookahead._deprecated import renamed_attribute
-
 from .generator import (
     FAMILIES,
     GENERATOR,
@@ -41,7 +37,3 @@ __all__ = [
     "record_tasks",
     "stderr_progress",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    return renamed_attribute(__name__, name)

@@ -8,9 +8,7 @@ a fresh :class:`~aw_lookahead.sandbox.TerminalSandbox` through
 ``train/validation/test.jsonl`` plus ``manifest.json`` with
 :func:`~aw_lookahead.datagen.write_split` (test families are never trained
 on), and ``agentworldbench/test.jsonl`` (one record per test turn).
-:func:`generate_terminal_sync` is its blocking twin. (Until this release
-``generate_terminal`` was the blocking function and ``agenerate_terminal`` the
-async one; that old name warns for one release.)
+:func:`generate_terminal_sync` is its blocking twin.
 
 Guarantees:
 
@@ -42,9 +40,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from aw_lookahead._deprecated import renamed_attribute
 from aw_lookahead._progress import ProgressCallback, line_progress
 from aw_lookahead._sync import own_loop_twin
 from aw_lookahead.agentworldbench import write_agentworldbench
@@ -289,7 +285,3 @@ def _summary(trajs: Sequence[Trajectory]) -> dict[str, object]:
 def stderr_progress(label: str = "terminal") -> Progress:
     """A progress callback printing about twenty lines to stderr over a run."""
     return line_progress(label, "tasks")
-
-
-def __getattr__(name: str) -> Any:
-    return renamed_attribute(__name__, name)
