@@ -5,7 +5,8 @@
 
 Each recorded terminal trajectory (the data generator's, ``aw-lookahead data
 terminal``; its ``test`` split holds families no adapter trained on) is replayed
-step by step in a fresh real sandbox. Before each step runs, the engine's
+step by step in a fresh real sandbox seeded with the task's files (rebuilt from
+the trajectory's seed and index). Before each step runs, the engine's
 environment (``LocalEnvironment`` following the sandbox) looks at what the step
 needs; then the step runs for real. The truth is the step's real exit status in
 the replay (non-zero: it failed).
@@ -26,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from aw_lookahead.datagen.terminal import SANDBOX_ENV
+from aw_lookahead.datagen.terminal import SANDBOX_ENV, build_task
 from aw_lookahead.lookahead.environment import LocalEnvironment
 from aw_lookahead.lookahead.routing import terminal_command_text
 from aw_lookahead.sandbox import TerminalSandbox
@@ -37,7 +38,13 @@ async def replay(traj: Trajectory) -> list[dict[str, Any]]:
     """One row per step: whether it failed for real, what looking said, what it cost."""
     rows: list[dict[str, Any]] = []
     family = str(traj.metadata.get("family", "?"))
+    name, spec = build_task(int(traj.metadata["seed"]), int(traj.metadata["index"]))
+    if name != family:
+        raise SystemExit(f"{traj.id}: the generator now builds {name!r}, not {family!r}")
     async with TerminalSandbox(env=SANDBOX_ENV) as sandbox:
+        for rel, text in spec.files.items():  # the task's files, as the generator seeded them
+            path = sandbox.write_file(rel, text)
+            path.chmod(0o755 if rel in spec.executable else 0o644)
         env = LocalEnvironment.following(sandbox, time_budget_s=0.2)
         seen = traj.model_copy(update={"turns": []})
         for turn in traj.turns:

@@ -95,6 +95,7 @@ async def _run_task(
     tally: dict[str, int],
     survey: str | None = None,
     environment: TaskSandbox | None = None,
+    good_vetoes: list[dict[str, str]] | None = None,
 ) -> bool:
     async with TerminalSandbox(network=False) as sb:
         if environment is not None:
@@ -121,6 +122,9 @@ async def _run_task(
                     if basis is not None:
                         tally[f"{label}_vetoed"] += 1
                         tally[f"{label}_vetoed_by_{basis}"] += 1
+                        if label == "good" and good_vetoes is not None:
+                            why = {"task": task.name, "command": cands[d.index][1]}
+                            good_vetoes.append({**why, "basis": basis, "reason": d.reason})
                 if result.chosen is None:
                     continue
                 label, command = cands[result.chosen.index]
@@ -169,8 +173,11 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         env = TaskSandbox() if args.environment == "sandbox" else None
         lk = Lookahead(wm, deadline_s=600.0, environment=env)
         with_tally = _tally()
+        good_vetoes: list[dict[str, str]] = []
         rng = random.Random(args.seed)
-        with_ok = [await _run_task(t, rng, lk, with_tally, args.survey, env) for t in tasks]
+        with_ok = [
+            await _run_task(t, rng, lk, with_tally, args.survey, env, good_vetoes) for t in tasks
+        ]
         served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
         if args.raw:
             raw_tally = _tally()
@@ -196,6 +203,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "success_without_lookahead": round(base_ok / (len(tasks) * args.baseline_runs), 3),
         "prefix_cache_hit_rate": served.prefix_cache_hit_rate,
         "with_lookahead_tally": with_tally,
+        "good_vetoes": good_vetoes,
         "baseline_tally": base_tally,
         "per_task_with_lookahead": {t.name: ok for t, ok in zip(tasks, with_ok, strict=True)},
         "raw": raw,

@@ -97,13 +97,11 @@ class Lookahead:
     :data:`~.calibration.DEFAULT_THRESHOLD`. Below it the action runs,
     marked ``uncertain`` and counted in :attr:`stats`.
 
-    Grounded (:mod:`.environment`): with an ``environment`` (a folder path, a
-    ``TerminalSandbox`` or any :class:`~.environment.Environment`) every action
-    is first looked at, read-only; one whose need is observed missing is vetoed
-    with certainty (basis ``observed``, no model call), and what was seen of
-    the others goes into their request as the turn's current state. In
-    :meth:`rollout` only the first step is looked at (later ones start from
-    predicted states).
+    Grounded (:mod:`.environment`): with an ``environment`` (a folder, a
+    ``TerminalSandbox``, any :class:`~.environment.Environment`) each action is
+    first looked at, read-only: a need observed missing vetoes it (basis
+    ``observed``, no model call), what was seen goes into its request.
+    :meth:`rollout` looks only at its first step.
     """
 
     def __init__(

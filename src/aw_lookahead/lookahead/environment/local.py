@@ -17,6 +17,7 @@ makefile there, and returns an :class:`~.observation.Observation`. Guarantees:
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import os
 import re
 import stat
@@ -237,6 +238,9 @@ class _Look:
             self.facts.append(fact)
 
     def _path(self, need: Need) -> None:
+        if need.glob:
+            self._glob(need)
+            return
         target = self._abs(need.subject)
         if target is None or self._made(target):
             self.complete = False
@@ -279,6 +283,18 @@ class _Look:
                 )
                 self._fail(fact)
                 return
+            if need.want == "exec" and kind == "file" and not st.st_mode & 0o111:
+                fact = Fact(
+                    kind="path",
+                    subject=need.subject,
+                    found=False,
+                    where=shown,
+                    role=need.role,
+                    detail="is not executable, so bash answers Permission denied "
+                    "(chmod +x it, or run it with its interpreter)",
+                )
+                self._fail(fact)
+                return
             size = f", {st.st_size} bytes" if kind == "file" else ""
             self.facts.append(
                 Fact(
@@ -291,6 +307,37 @@ class _Look:
             )
             return
         self._fail(self._missing_path(need, check))
+
+    def _glob(self, need: Need) -> None:
+        """A ``*``/``?`` pattern in the last part: some name in its folder must match it."""
+        folder_word, _, pattern = need.subject.rpartition("/")
+        folder = self._abs(folder_word or ".")
+        if folder is None or self._made(folder):
+            self.complete = False
+            return
+        exists, _st, _real = self.tree.stat(folder)
+        if exists is None:
+            self.complete = False
+            return
+        if not exists:
+            self._fail(self._missing_path(need, folder / "_"))
+            return
+        entries = [e.rstrip("/") for e in self.tree.listing(folder) or []]
+        hidden = pattern.startswith(".")
+        if any(fnmatch.fnmatchcase(e, pattern) for e in entries if hidden or not e.startswith(".")):
+            return
+        self.folders.append(folder)
+        self._fail(
+            Fact(
+                kind="path",
+                subject=need.subject,
+                found=False,
+                where=self.tree.display(folder),
+                role=need.role,
+                detail=f"matches no name in {self.tree.display(folder)}, so bash passes it on "
+                "as it is",
+            )
+        )
 
     def _found_elsewhere(self, need: Need) -> bool:
         """Found under another name the program also tries (``f.gz``), or on PATH (``bash f``)."""

@@ -36,7 +36,9 @@ class Need:
 
     * ``program``: ``subject`` is found on PATH (builtins and the text's own
       functions are never needs);
-    * ``path``: ``subject`` exists (``want`` ``file``/``dir``/``any``); with
+    * ``path``: ``subject`` exists (``want`` ``file``/``dir``/``any``/``exec``,
+      a file that can be run); with ``glob`` some name in its folder matches its
+      last part (bash passes an unmatched ``*.txt`` on as it is); with
       ``on_path`` a bare name may also be found on PATH (``bash x.sh``);
       ``suffixes`` are tried too (``gunzip f`` reads ``f.gz``);
     * ``parent``: the folder ``subject`` goes into exists;
@@ -52,9 +54,10 @@ class Need:
     kind: NeedKind
     subject: str
     role: str = ""
-    want: Literal["file", "dir", "any"] = "any"
+    want: Literal["file", "dir", "any", "exec"] = "any"
     on_path: bool = False
     suffixes: tuple[str, ...] = ()
+    glob: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,17 @@ def _static(word: str) -> bool:
     if not word or DYN in word or PROC in word or _GLOB.search(word):
         return False
     return not (word.startswith("~") and word not in ("~",) and not word.startswith("~/"))
+
+
+def _pattern(word: str) -> bool:
+    """A word whose only run-time part is a ``*``/``?`` glob in its last path part."""
+    folder, _, last = word.rpartition("/")
+    return (
+        bool(last)
+        and _static(folder or ".")
+        and not any(c in last for c in "[{" + DYN + PROC)
+        and ("*" in last or "?" in last)
+    )
 
 
 def _silenced(redirects: list[Redirect]) -> bool:
@@ -160,9 +174,16 @@ def _reader_steps(name: str, reader: Reader, args: list[str]) -> Plan:
     if reader.inputs is not None:
         files = files[: reader.inputs]
     return [
-        Need("path", f, f"{name} reads it", want=reader.want, suffixes=reader.suffixes)
+        Need(
+            "path",
+            f,
+            f"{name} reads it",
+            want=reader.want,
+            suffixes=reader.suffixes,
+            glob=not _static(f),
+        )
         for f in files
-        if f != "-" and _static(f)
+        if f != "-" and (_static(f) or _pattern(f))
     ]
 
 
@@ -221,11 +242,41 @@ def _tar_steps(args: list[str]) -> Plan:
     if archive is None or archive == "-" or not _static(archive):
         return [Unknown("tar without an archive named in the text")]
     if "c" in letters:
-        return [Need("parent", archive, "tar writes the archive there"), Creates((archive,))]
+        inputs = (
+            []
+            if "C" in letters or any(a.startswith("--directory") for a in args)
+            else [
+                Need("path", a, "tar puts it in the archive")
+                for a in args[1:]
+                if not a.startswith("-") and a != archive and _static(a)
+            ]
+        )
+        return [
+            *inputs,
+            Need("parent", archive, "tar writes the archive there"),
+            Creates((archive,)),
+        ]
     if "x" in letters or "t" in letters:
         steps: Plan = [Need("path", archive, "tar reads it", want="file")]
         return [*steps, Unknown("tar extracts files")] if "x" in letters else steps
     return [Unknown("tar in a mode not read")]
+
+
+def _find_steps(args: list[str]) -> Plan:
+    """``find``'s starting points must exist; its actions (``-delete``, ``-exec``) are not read."""
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P", "-D", "-O"):
+        i += 2 if args[i] in ("-D", "-O") else 1
+    starts: list[str] = []
+    for a in args[i:]:
+        if a.startswith("-") or a in ("(", "!", ")", ","):
+            break
+        starts.append(a)
+    plan: Plan = [Need("path", s, "find starts there") for s in starts if _static(s)]
+    acts = ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls")
+    if any(a in acts for a in args):
+        plan.append(Unknown("find runs actions"))
+    return plan
 
 
 def _git_steps(args: list[str]) -> Plan:
@@ -280,7 +331,7 @@ def _command_steps(command: Command) -> Plan:
     if not _static(name):
         return [*plan, Unknown("a program known only when it runs")]
     if "/" in name:
-        plan.insert(0, Need("path", name, "it is run", want="file"))
+        plan.insert(0, Need("path", name, "it is run", want="exec"))
     elif name not in BUILTINS:
         plan.insert(0, Need("program", name, "it is run"))
     return plan + _program_steps(name.rsplit("/", 1)[-1], args)
@@ -293,6 +344,8 @@ def _program_steps(name: str, args: list[str]) -> Plan:
         return steps if name in NO_EFFECT else [*steps, Unknown(f"{name} may write files")]
     if name == "tar":
         return _tar_steps(args)
+    if name == "find":
+        return _find_steps(args)
     if name == "cd":
         dirs = [a for a in args if not a.startswith("-") or a == "-"]
         if not dirs or dirs[0] == "-" or not _static(dirs[0]):
@@ -318,7 +371,11 @@ def _program_steps(name: str, args: list[str]) -> Plan:
             a.startswith("--reference") for a in args
         ):
             files = files[1:]
-        return [Need("path", f, f"{name} needs it") for f in files if _static(f)]
+        plain = name == "rm" and not has_option(args, "rRd", ("--recursive", "--dir"))
+        want: Literal["file", "dir", "any"] = (
+            "file" if plain else "dir" if name == "rmdir" else "any"
+        )
+        return [Need("path", f, f"{name} needs it", want=want) for f in files if _static(f)]
     if name in _INTERPRETERS:
         return _interpreter_steps(name, args)
     if name == "git":

@@ -141,6 +141,7 @@ READERS: dict[str, Reader] = {
     ),
     "gunzip": Reader(value_short="S", suffixes=(".gz",)),
     "unzip": Reader(value_short="dxP", inputs=1, suffixes=(".zip",)),
+    "readlink": Reader(quiet=("fem", ("--canonicalize", "--canonicalize-existing"))),
 }
 
 NO_EFFECT = word_set(
@@ -148,7 +149,7 @@ NO_EFFECT = word_set(
     cat tac rev nl head tail wc md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum
     cksum base64 od strings stat du ls uniq cut paste join comm diff cmp fold fmt expand
     unexpand column grep egrep fgrep sed less more zcat bzcat xzcat echo printf pwd true false
-    test [ [[ basename dirname realpath readlink date whoami id uname printenv which type file
+    test [ [[ basename dirname realpath readlink find date whoami id uname printenv which type file
     tree jq sleep seq expr tr cal df free ps uptime hostname clear tput help hash rg wc env
     rm rmdir chmod chown chgrp
     """
