@@ -15,6 +15,13 @@ Reported, overall and per family: failing steps caught by observation (vetoed
 with certainty, before any model), good steps vetoed by observation (false
 vetoes: the bar is none), and the cost of a look (median, 95th percentile and
 worst, milliseconds; the bar is a median of 20 ms).
+
+With ``--base-url`` (a served world model, e.g. ``serve --local``), every step
+the engine would still send to the model (not vetoed by observation) is also
+predicted twice, greedy: with the observed state in its turn (what the grounded
+engine sends) and without it. Reported for each: the rule verifier's pass rate
+against the real output, and outcome agreement (the rule judges read a failure
+in the prediction exactly when the step failed for real).
 """
 
 from __future__ import annotations
@@ -28,13 +35,32 @@ from pathlib import Path
 from typing import Any
 
 from aw_lookahead.datagen.terminal import SANDBOX_ENV, build_task
+from aw_lookahead.evaluation.rules import verify
+from aw_lookahead.lookahead import Outcome, RuleJudge
 from aw_lookahead.lookahead.environment import LocalEnvironment
 from aw_lookahead.lookahead.routing import terminal_command_text
 from aw_lookahead.sandbox import TerminalSandbox
-from aw_lookahead.trajectory import Trajectory, read_trajectories
+from aw_lookahead.trajectory import Action, Domain, Trajectory, read_trajectories
+from aw_lookahead.worldmodel import OpenAIWorldModel
+
+_FAILED = (Outcome.FAILURE, Outcome.NO_OP)
 
 
-async def replay(traj: Trajectory) -> list[dict[str, Any]]:
+async def _predicted(
+    model: OpenAIWorldModel, seen: Trajectory, action: Action, state: str | None, real: str
+) -> dict[str, Any]:
+    """One greedy prediction (with ``state`` in the turn, or not), scored against ``real``."""
+    step = model.prepare_step(seen, [action]).with_states([state])
+    [prediction] = await model.predict_step(step)
+    if isinstance(prediction, Exception):
+        return {"error": str(prediction)}
+    verdict = await RuleJudge().judge(seen, action, prediction)
+    context = "\n".join(f"{t.action}\n{t.observation}" for t in seen.turns)
+    passed = verify(Domain.TERMINAL, prediction.observation, real, action=action, context=context)
+    return {"fails": verdict.outcome in _FAILED, "rule_pass": passed.verdict}
+
+
+async def replay(traj: Trajectory, model: OpenAIWorldModel | None = None) -> list[dict[str, Any]]:
     """One row per step: whether it failed for real, what looking said, what it cost."""
     rows: list[dict[str, Any]] = []
     family = str(traj.metadata.get("family", "?"))
@@ -52,18 +78,38 @@ async def replay(traj: Trajectory) -> list[dict[str, Any]]:
             looked = await env.observe(seen, turn.action)
             result = await sandbox.run(command, timeout=10.0)
             failed = result.exit_code != 0 or result.timed_out
-            rows.append(
-                {
-                    "family": family,
-                    "command": command,
-                    "failed": failed,
-                    "observed_veto": looked is not None and looked.missing is not None,
-                    "why": looked.explanation() if looked is not None else "",
-                    "ms": looked.seconds * 1000 if looked is not None else None,
-                }
-            )
+            vetoed = looked is not None and looked.missing is not None
+            row: dict[str, Any] = {
+                "family": family,
+                "command": command,
+                "failed": failed,
+                "observed_veto": vetoed,
+                "why": looked.explanation() if looked is not None else "",
+                "ms": looked.seconds * 1000 if looked is not None else None,
+            }
+            if model is not None and not vetoed:
+                state = looked.state_text() if looked is not None else None
+                row["grounded"] = await _predicted(model, seen, turn.action, state, result.output)
+                row["blind"] = await _predicted(model, seen, turn.action, None, result.output)
+            rows.append(row)
             seen = seen.with_turn(turn.action, result.output)
     return rows
+
+
+def _fidelity(rows: list[dict[str, Any]], key: str) -> dict[str, Any] | None:
+    scored = [r for r in rows if "fails" in r.get(key, {})]
+    if not scored:
+        return None
+    agree = sum(r[key]["fails"] == r["failed"] for r in scored)
+    return {
+        "predictions": len(scored),
+        "rule_pass": round(sum(r[key]["rule_pass"] for r in scored) / len(scored), 3),
+        "outcome_agreement": round(agree / len(scored), 3),
+        "failing_predicted_to_fail": sum(r[key]["fails"] for r in scored if r["failed"]),
+        "failing": sum(r["failed"] for r in scored),
+        "good_predicted_to_fail": sum(r[key]["fails"] for r in scored if not r["failed"]),
+        "good": sum(not r["failed"] for r in scored),
+    }
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -71,6 +117,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     good = [r for r in rows if not r["failed"]]
     costs = sorted(r["ms"] for r in rows if r["ms"] is not None)
     return {
+        "with_observed_state": _fidelity(rows, "grounded"),
+        "without_it": _fidelity(rows, "blind"),
         "steps": len(rows),
         "failing": len(failing),
         "failing_caught_by_observation": sum(r["observed_veto"] for r in failing),
@@ -87,8 +135,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.limit:
         trajectories = trajectories[: args.limit]
     rows: list[dict[str, Any]] = []
+    model = None
+    if args.base_url:
+        model = OpenAIWorldModel(
+            args.model, base_url=args.base_url, max_tokens=args.max_tokens, temperature=0.0
+        )
     for i, traj in enumerate(trajectories, 1):
-        rows.extend(await replay(traj))
+        rows.extend(await replay(traj, model))
         if not args.json and i % 20 == 0:
             print(f"  replayed {i}/{len(trajectories)} trajectories", flush=True)
     by_family: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -111,6 +164,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, action="append", required=True)
     p.add_argument("--limit", type=int, default=0, help="first N trajectories (0: all)")
+    p.add_argument("--base-url", help="also predict each step with and without the state")
+    p.add_argument("--model", help="the served model's name (default: the server's first)")
+    p.add_argument("--max-tokens", type=int, default=64)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     result = asyncio.run(main_async(args))
@@ -133,6 +189,9 @@ def main() -> None:
     Console().print(table)
     for fv in result["false_vetoes"]:
         print(f"false veto: {fv['command']!r}: {fv['why']}")
+    for key in ("with_observed_state", "without_it"):
+        if result[key] is not None:
+            print(f"model {key}: {result[key]}")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,13 @@ MISSING = [
     ("./rnu.sh", "./rnu.sh", None),
     ("head -n 2 nope.txt | sort", "nope.txt", None),
     ("sudo cat cdear.txt", "cdear.txt", "cedar.txt"),
+    ("wc -l dtaa/*.txt", "dtaa/*.txt", None),
+    ("cat data/*.csv", "data/*.csv", None),
+    ("find data dtaa -name '*.txt'", "dtaa", "data"),
+    ("./data/a.txt", "./data/a.txt", None),  # not executable
+    ("tar -czf out.tgz dta", "dta", "data"),
+    ("rm data", "data", None),  # a folder, without -r
+    ("readlink latset", "latset", None),
     ("timeout 5 grep x cdear.txt", "cdear.txt", "cedar.txt"),
 ]
 
@@ -125,6 +132,12 @@ FINE = [
     "cat ~/nothing-here.txt",  # home is not given: unknown
     "cat /etc/hostname-not-here",  # outside the root: unknown
     "gunzip site",  # gunzip also tries site.gz? no: .gz only; site.tgz does not count
+    "cat data/*.txt",  # the glob matches
+    "ls data/a.t?t",
+    "find data -name '*.txt' -delete",
+    "bash run.sh",
+    "rm -r data",
+    "tar -czf out.tgz data cedar.txt",
 ]
 
 
