@@ -195,6 +195,7 @@ def test_git_refs_are_read_from_the_repository(workspace: Path) -> None:
     assert "feature-login" in missing.similar
     assert look(workspace, "git checkout feature-login").missing is None
     assert look(workspace, "git checkout -b feature-new").missing is None
+    assert look(workspace, "git switch -qc topic && git commit -qm x").missing is None
     assert look(workspace, "git checkout HEAD~1").missing is None
     assert look(workspace, "git checkout cedar.txt").missing is None
     subprocess.run(["git", "pack-refs", "--all"], cwd=workspace, check=True, env=env)

@@ -289,7 +289,7 @@ def _git_steps(args: list[str]) -> Plan:
         return [Unknown(f"git {sub} needs it")]
     plan: Plan = [Need("repo", ".", f"git {sub} needs it")]
     names = [a for a in rest if not a.startswith("-")]
-    creating = any(a in ("-b", "-B", "-c", "-C", "--orphan", "--detach") for a in rest)
+    creating = has_option(rest, "bBcCd", ("--create", "--force-create", "--orphan", "--detach"))
     if sub in ("checkout", "switch", "merge") and len(names) == 1 and not creating:
         ref = names[0]
         if _static(ref) and "--" not in rest:
