@@ -69,6 +69,7 @@ _GUARDING = frozenset(
         "negated_command",
     }
 )
+_COMPOUND = (_GUARDING - {"negated_command"}) | {"subshell", "compound_statement"}
 _local = threading.local()
 _MAX_NESTING = 200
 MAX_COMMANDS = 1000
@@ -231,16 +232,7 @@ class _Walker:
             self.script.commands.append(
                 Command(words=words, redirects=list(inherited), guarded=self.guard > 0)
             )
-        if kind in (
-            "subshell",
-            "compound_statement",
-            "if_statement",
-            "while_statement",
-            "for_statement",
-            "c_style_for_statement",
-            "case_statement",
-            "function_definition",
-        ):
+        if kind in _COMPOUND:
             self.script.compound = True
         if kind == "&":
             self.script.background = True

@@ -362,25 +362,19 @@ class _Look:
             for h in similar_names(name, entries)
         ]
         where = self.tree.display(folder)
-        if need.kind == "parent":
-            detail = f"`{name}` does not exist in {where}"
-            return Fact(
-                kind="parent",
-                subject=need.subject,
-                found=False,
-                where=where,
-                role=need.role,
-                detail=detail,
-                similar=hint,
-            )
+        parent = need.kind == "parent"
         return Fact(
-            kind="path",
+            kind="parent" if parent else "path",
             subject=need.subject,
             found=False,
             where=where,
             role=need.role,
             similar=hint,
-            detail="" if last else f"cannot be reached: the folder `{name}` does not exist",
+            detail=f"`{name}` does not exist in {where}"
+            if parent
+            else ""
+            if last
+            else f"cannot be reached: the folder `{name}` does not exist",
         )
 
     def _git(self, need: Need) -> None:

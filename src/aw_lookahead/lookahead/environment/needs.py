@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from aw_lookahead.lookahead._shell_programs import has_option, operands
+from aw_lookahead.lookahead._shell_programs import command_after, has_option, operands
 from aw_lookahead.lookahead.shell_parse import DYN, PROC, Command, Redirect, Script
 
 from .programs import BUILTINS, NO_EFFECT, READERS, Reader, word_set
@@ -140,25 +140,7 @@ def _unwrap(words: list[str]) -> list[str]:
     """The command a wrapper (``sudo``, ``env``, ``timeout 5``...) runs, else the words."""
     while words and words[0] in _WRAPPERS and len(words) > 1:
         short, long, extra = _WRAPPERS[words[0]]
-        rest = words[1:]
-        i = 0
-        while i < len(rest):
-            a = rest[i]
-            if a == "--":
-                i += 1
-                break
-            if "=" in a and not a.startswith("-") and a.split("=", 1)[0].isidentifier():
-                i += 1
-            elif a.startswith("-") and len(a) > 1:
-                takes = a.startswith("--") and "=" not in a and a in long
-                takes = takes or (not a.startswith("--") and a[-1] in short)
-                i += 2 if takes else 1
-            else:
-                break
-        inner = rest[i + extra :]
-        if not inner:
-            return []
-        words = inner
+        words = command_after(words[1:], short, long, extra)
     return words
 
 
