@@ -212,8 +212,7 @@ class Lookahead:
             Candidate(a, i, None, seen[i]) for i, a in enumerate(candidates) if i not in observed
         ]
         decisions = [*observed.values(), *await self._run(trajectory, todo, task)]
-        decisions.sort(key=lambda d: d.index)
-        return ranked_selection(decisions, len(candidates))
+        return ranked_selection(sorted(decisions, key=lambda d: d.index), len(candidates))
 
     async def rollout(
         self,
@@ -225,12 +224,12 @@ class Lookahead:
     ) -> RolloutResult:
         """Simulate a plan step by step, feeding each prediction back as history.
 
-        Every step is simulated (routing does not apply: the next step needs
-        an observation). Stops at the first vetoed step (``failed_at``) or at
-        the first step without a prediction (when ``on_error`` lets it pass: ``failed_at`` stays
-        ``None`` and ``reason`` says where it stopped). ``deadline_s`` applies
-        per step. The returned trajectory holds the predicted turns, the
-        failing one included, each marked ``metadata["predicted"]``.
+        Every step is simulated (routing does not apply: the next step needs an
+        observation). Stops at the first vetoed step (``failed_at``) or at the first step
+        without a prediction (when ``on_error`` lets it pass: ``failed_at`` stays ``None``
+        and ``reason`` says where it stopped). ``deadline_s`` applies per step. The
+        returned trajectory holds the predicted turns, the failing one included, each
+        marked ``metadata["predicted"]``.
         """
         if depth is not None and depth < 0:
             raise UsageError(f"depth must be >= 0, got {depth}")
