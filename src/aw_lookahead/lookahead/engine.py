@@ -26,8 +26,7 @@ Guarantees:
 * ``deadline_s`` defaults to the world model's own ``timeout`` plus the
   slowest judge's, plus 5 s, so a slow server surfaces as the client's
   timeout error (with its remedy) before the engine gives up on it.
-* Cache hits (see :mod:`.cache`) cost no model call; identical actions within
-  one call are simulated once.
+* Cache hits (:mod:`.cache`) cost no model call; identical actions of a call are asked once.
 
 Ranking in :meth:`Lookahead.select` (survivors by score, unchecked ones last):
 see :mod:`.selection`.
