@@ -502,7 +502,6 @@ READS: list[str] = [
     "python3 -c 'import subprocess; print(subprocess.check_output([\"ls\"]))'",
     "python3 -c 'from os import path; print(path.exists(\"data\"))'",
     "python3 -c 'import json; print(json.dumps({\"a\": 1}))'",
-    "python3 -c 'print(\"DELETE FROM is a phrase\")' > /dev/null",
     "ruby -e 'puts Dir.pwd' || true",
     "perl -e 'print \"ok\\n\"'",
     "node -e 'console.log(process.version)' || true",

@@ -42,11 +42,15 @@ is the world model's to predict.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 
 from ._code_effects import awk_effects, code_effects, sql_effects
+from ._editors import EDITORS
 from ._git_effects import git_effects
+from ._indirect import INERT, assignment_effects, assignments_in, unknown_effects
 from ._infra_effects import INFRA_PROGRAMS
+from ._runners import RUNNERS
 from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
 from .shell_parse import DYN, PROC, Command, parse_script, shell_quote_dyn
 
@@ -77,6 +81,25 @@ _DB_CLIENTS = frozenset(
     }
 )
 _NULL_OUTPUT = frozenset({":", "true", "false", "exec"})
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# interpreter -> options whose value is code (stdin is code when none is given)
+_EVALUATORS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("lua", "luajit", "texlua"), ("-e",)),
+    **dict.fromkeys(("Rscript", "R"), ("-e", "--expr")),
+    "julia": ("-e", "--eval", "-E", "--print"),
+    "bun": ("-e", "--eval", "-p", "--print"),
+    "deno": ("eval",),
+    "osascript": ("-e",),
+    **dict.fromkeys(("pwsh", "powershell", "powershell.exe"), ("-c", "-Command", "-command")),
+    "groovy": ("-e",),
+    **dict.fromkeys(("tclsh", "wish", "jimsh", "jshell", "gst"), ()),
+    **dict.fromkeys(("scala", "elixir", "racket", "clojure", "clj", "kotlin"), ("-e", "--eval")),
+    "erl": ("-eval",),
+    "guile": ("-c",),
+    "sbcl": ("--eval",),
+    "expect": ("-c",),
+}
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 # wrapper -> (short options taking a value, long options taking a value)
@@ -111,10 +134,21 @@ class _Judge:
         self.depth = depth
         self.command = command or Command(words=[])
 
+    @property
+    def stdin(self) -> tuple[str | None, bool]:
+        """What the command reads on stdin when the text shows it, and whether it reads
+        input the text does not show."""
+        return self.command.stdin, self.command.stdin_unknown
+
     def code(self, text: str) -> list[Effect]:
         if self.depth >= _MAX_DEPTH:
             return [Effect("destroys", "the command nests shells too deeply to read")]
         return _text_effects(shell_quote_dyn(text), self.depth + 1)
+
+    def guess(self, text: str) -> list[Effect]:
+        if self.depth >= _MAX_DEPTH:
+            return [Effect("destroys", "the command nests shells too deeply to read")]
+        return _text_effects(shell_quote_dyn(text), self.depth + 1, lenient=True)
 
     def argv(self, words: list[str]) -> list[Effect]:
         if self.depth >= _MAX_DEPTH:
@@ -186,6 +220,8 @@ def _shell(args: list[str], j: _Judge) -> list[Effect]:
     rest = args[i:]
     if code_next:
         return j.code(rest[0]) if rest else []
+    if rest and rest[0] in _STDIN_FILES:
+        return _stdin_code(j, "shell", j.code)
     if rest and not (len(rest) == 1 and rest[0] == "-s"):
         if PROC in rest[0] or rest[0] == DYN:
             return [Effect("destroys", "the shell runs a script the text does not show")]
@@ -281,6 +317,8 @@ def _inline(base: str, args: list[str], j: _Judge) -> list[Effect] | None:
         rest = operands(args, "BbcDEeFIiJLlmOoPpQRSWw", ())
         return j.code(" ".join(rest[1:])) if len(rest) > 1 else []
     if base in ("source", "."):
+        if args and args[0] in _STDIN_FILES:
+            return _stdin_code(j, base, j.code)
         if args and PROC in args[0]:
             return [Effect("destroys", f"{base} runs code the text does not show")]
         return []
@@ -304,9 +342,13 @@ def _words(command: Command, j: _Judge) -> list[Effect]:
         return inline
     if base == "command" and any(a in ("-v", "-V") for a in args[:2]):
         return []
+    if base in _DECLARE:
+        return assignment_effects(assignments_in(args, raw=True), j)
     if base in _WRAPPERS or base == "command":
         short, long = _WRAPPERS.get(base, ("", ()))
-        return j.argv(_skip(args, short, long, 0))
+        inner = _skip(args, short, long, 0)
+        before = args[: len(args) - len(inner)]
+        return assignment_effects(assignments_in(before), j) + j.argv(inner)
     if base in _SKIP_ONE:
         short, long = _SKIP_ONE[base]
         return j.argv(_skip(args, short, long, 1))
@@ -328,21 +370,84 @@ def _words(command: Command, j: _Judge) -> list[Effect]:
     if base in _AWKS:
         return _awk(args, j)
     if base in _DB_CLIENTS:
-        texts = [*args, *([command.stdin] if command.stdin else [])]
-        return sql_effects(base, texts)
+        return _database(base, args, command)
+    if base in _EVALUATORS or re.sub(r"[\d.]+$", "", base) in _EVALUATORS:
+        return _evaluator(re.sub(r"[\d.]+$", "", base) if base not in _EVALUATORS else base, args, j)
     if base == "git":
         return git_effects(args, j)
-    rule = PROGRAMS.get(base) or INFRA_PROGRAMS.get(base)
-    return rule(args, j) if rule is not None else []
+    rule = PROGRAMS.get(base) or INFRA_PROGRAMS.get(base) or RUNNERS.get(base)
+    rule = rule or EDITORS.get(base)
+    if rule is not None:
+        return rule(args, j)
+    if base in INERT:
+        return []
+    return unknown_effects(base, args, j, _is_known)
 
 
-def _text_effects(text: str, depth: int) -> list[Effect]:
+_DB_FILES = ("-f", "--file", "-i", "--init", "-input", "--source")
+
+
+def _database(base: str, args: list[str], command: Command) -> list[Effect]:
+    """SQL a database client is told to run, wherever it is (glued to its flag too)."""
+    texts = [*args, *([command.stdin] if command.stdin else [])]
+    texts += [a[2:] for a in args if a.startswith("-") and not a.startswith("--") and len(a) > 2]
+    texts += [a.split("=", 1)[1] for a in args if a.startswith("--") and "=" in a]
+    out = sql_effects(base, texts)
+    hidden = command.stdin_unknown or any(a in _DB_FILES or a.startswith("--file=") for a in args)
+    hidden = hidden or any(DYN in a or PROC in a for a in args[1:] if " " not in a)
+    hidden = hidden or any(re.match(r"^\s*[.\\](?:read|i|include|source)\b", t) for t in texts)
+    if hidden:
+        out.append(Effect("destroys", f"{base} runs SQL the text does not show"))
+    return out
+
+
+def _evaluator(base: str, args: list[str], j: _Judge) -> list[Effect]:
+    flags = _EVALUATORS[base]
+    codes: list[str] = []
+    for k, a in enumerate(args):
+        if a in flags and k + 1 < len(args):
+            codes.append(args[k + 1])
+        elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
+            codes.append(a.split("=", 1)[1])
+        elif a.startswith(("-Enc", "-enc", "-e ")) and base.startswith("p"):
+            return [Effect("destroys", f"{base} runs encoded code")]
+    if codes:
+        return [e for code in codes for e in code_effects(base, code, j)]
+    ops = operands(args)
+    if ops and ops[0] not in _STDIN_FILES:
+        return []  # a script file: judged by its name only
+    return _stdin_code(j, f"{base} interpreter", lambda text: code_effects(base, text, j))
+
+
+def _is_known(name: str) -> bool:
+    """Is ``name`` a program whose argv the effect rules read (so a wrapper's tail is judged)?"""
+    return (
+        name in PROGRAMS
+        or name in INFRA_PROGRAMS
+        or name in RUNNERS
+        or name in EDITORS
+        or name in _SHELLS
+        or name in _WRAPPERS
+        or name in _SKIP_ONE
+        or name in _DB_CLIENTS
+        or name in _EVALUATORS
+        or name in _CODE_FLAGS
+        or name in _AWKS
+        or name.startswith(_PYTHONS)
+        or name.startswith("mkfs")
+        or name in ("git", "eval", "xargs", "parallel", "su", "ssh", "watch", "flock", "script")
+        or name in ("source", ".", "trap", "nix-shell", "npx", "bunx", "pnpx")
+    )
+
+
+def _text_effects(text: str, depth: int, *, lenient: bool = False) -> list[Effect]:
     if len(text) > MAX_TEXT:
         return [Effect("destroys", f"the command is too long to read ({len(text)} characters)")]
     script = parse_script(text)
     out: list[Effect] = []
-    if script.problems:
+    if script.problems and not lenient:
         out.append(Effect("destroys", f"the shell text does not parse ({script.problems[0]})"))
+    out += assignment_effects(assignments_in(script.assignments, raw=True), _Judge(depth))
     for command in script.commands:
         out += _redirect_effects(command)
         out += _words(command, _Judge(depth, command))

@@ -90,6 +90,8 @@ class Script:
     assigns: bool = False
     background: bool = False
     compound: bool = False
+    assignments: list[str] = field(default_factory=list)
+    """Every ``NAME=value`` anywhere in the text (raw), those alone on a line included."""
 
 
 def _parser() -> Parser:
@@ -157,6 +159,7 @@ class _Walker:
         self.script = script
         self.depth = 0
         self.too_deep = False
+        self.piped: list[Node] = []  # commands a heredoc's owner pipes into (`cat <<E | sh`)
 
     def visit(self, node: Node, inherited: tuple[Redirect, ...] = ()) -> None:
         self.depth += 1
@@ -192,6 +195,7 @@ class _Walker:
             return
         if kind == "variable_assignment":
             self.script.assigns = True
+            self.script.assignments.append(_text(node))
         if kind in ("declaration_command", "unset_command"):
             words = [_text(c) if not c.is_named else _word(c) for c in node.children]
             self.script.commands.append(Command(words=words, redirects=list(inherited)))
@@ -222,8 +226,16 @@ class _Walker:
         fd: str | None = None
         op = ""
         target = ""
+        previous = ""
         for child in node.children:
-            if child.type == "file_descriptor":
+            after, previous = previous, child.type
+            first = child.children[0].type if child.children else ""
+            if node.type == "heredoc_redirect" and (
+                (after in ("|", "|&") and child.is_named)
+                or (child.type == "pipeline" and first in ("|", "|&"))
+            ):
+                self.piped.append(child)  # visited once the heredoc's owner is recorded
+            elif child.type == "file_descriptor":
                 fd = _text(child)
             elif not child.is_named and not op:
                 op = child.type
@@ -247,7 +259,21 @@ class _Walker:
         if body is None:  # `> f` alone: a null command with redirections
             self.script.commands.append(Command(words=[], redirects=[*inherited, *own]))
             return
+        before = len(self.script.commands)
         self.visit(body, (*inherited, *own))
+        if len(self.script.commands) > before:
+            self._flush_pipes(self.script.commands[-1])
+
+    def _flush_pipes(self, producer: Command) -> None:
+        """Visit what a heredoc's owner pipes into, fed with its literal output."""
+        pipes, self.piped = self.piped, []
+        for node in pipes:
+            start = len(self.script.commands)
+            self.visit(node)
+            new = self.script.commands[start:]
+            if new and new[0].stdin is None and not new[0].stdin_unknown:
+                literal = _literal_output(producer)
+                new[0].stdin, new[0].stdin_unknown = literal, literal is None
 
     def _pipeline(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
         stages = [c for c in node.children if c.is_named]
@@ -294,6 +320,8 @@ class _Walker:
                 command.stdin_unknown = True
         command.peers = tuple(words)
         self.script.commands.append(command)
+        if self.piped:
+            self._flush_pipes(command)
 
 
 def _literal_output(command: Command) -> str | None:
@@ -302,9 +330,25 @@ def _literal_output(command: Command) -> str | None:
         return None
     name, args = command.words[0], command.words[1:]
     if name == "echo":
-        return " ".join(a for a in args if a not in ("-n", "-e", "-E")) + "\n"
+        flags = ""
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            flags, args = flags + args[0][1:], args[1:]
+        text = " ".join(args)
+        if flags.rfind("e") > flags.rfind("E"):
+            text = _ansi_c(re.sub(r"\\0([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), text))
+        return text + ("" if "n" in flags else "\n")
     if name == "printf" and args:
-        return _ansi_c(args[0]) + " ".join(args[1:])
+        fmt, values = _ansi_c(args[0]), args[1:]
+        specs = len(re.findall(r"%[-+ #0-9.]*[sbdqc]", fmt))
+        if not specs:
+            return fmt + " ".join(values)
+        out = []
+        while True:
+            chunk, values = values[:specs], values[specs:]
+            chunk += [""] * (specs - len(chunk))
+            out.append(re.sub(r"%[-+ #0-9.]*[sbdqc]", lambda _m: chunk.pop(0), fmt))
+            if not values:
+                return "".join(out)
     if name == "cat" and not args and command.stdin is not None:
         return command.stdin
     return None
