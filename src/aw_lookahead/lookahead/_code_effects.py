@@ -127,7 +127,11 @@ def sql_effects(client: str, texts: list[str]) -> list[Effect]:
             else []
         )
     m = _SQL.search(_SQL_COMMENT.sub(" ", joined))
-    return [Effect("destroys", f"the SQL {m.group(0).split()[0].upper()} deletes or changes data")] if m else []
+    return (
+        [Effect("destroys", f"the SQL {m.group(0).split()[0].upper()} deletes or changes data")]
+        if m
+        else []
+    )
 
 
 _AWK_SYSTEM = re.compile(r"\bsystem\s*\(\s*(?:\"((?:[^\"\\]|\\.)*)\"\s*\))?")

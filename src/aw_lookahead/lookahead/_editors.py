@@ -1,4 +1,4 @@
-"""Editors run with commands: ``vim -c``/``+cmd``/``--cmd``/``-S``/``-es``, ``ex``, ``ed``, ``emacs``.
+"""Editors run with commands: ``vim -c``/``+cmd``/``--cmd``/``-S``, ``ex``, ``ed``, ``emacs``.
 
 An editor's commands are code. Ex commands are read one by one: ``!cmd``,
 ``r !cmd``, ``w !cmd``, ``call system("cmd")`` are judged as shell; deleting
@@ -73,7 +73,7 @@ def _ex_script(commands: list[str], r: Recurse) -> list[Effect]:
 
 def _stdin_lines(r: Recurse, what: str) -> list[str] | Effect | None:
     stdin, unknown = getattr(r, "stdin", (None, False))
-    if stdin is not None:
+    if isinstance(stdin, str):
         return stdin.splitlines()
     if unknown:
         return Effect("destroys", f"{what} reads commands from input the text does not show")
@@ -151,9 +151,12 @@ def _emacs(args: list[str], r: Recurse) -> list[Effect]:
             codes.append(args[i + 1])
         elif a.startswith("--eval="):
             codes.append(a.split("=", 1)[1])
-        elif a in ("-f", "--funcall", "-l", "--load", "--script", "-x") and i + 1 < len(args):
-            if DYN in args[i + 1] or PROC in args[i + 1]:
-                out.append(Effect("destroys", f"emacs {a} runs code the text does not show"))
+        elif (
+            a in ("-f", "--funcall", "-l", "--load", "--script", "-x")
+            and i + 1 < len(args)
+            and (DYN in args[i + 1] or PROC in args[i + 1])
+        ):
+            out.append(Effect("destroys", f"emacs {a} runs code the text does not show"))
     for code in codes:
         if DYN in code or PROC in code:
             out.append(Effect("destroys", "emacs --eval runs code the text does not show"))

@@ -66,7 +66,9 @@ def setting_effects(key: str, value: str, r: Recurse) -> list[Effect]:
             words = shlex.split(value)
         except ValueError:
             words = value.split()
-        return [Effect(e.severity, f"git alias {key[6:]}: {e.reason}") for e in git_effects(words, r)]
+        return [
+            Effect(e.severity, f"git alias {key[6:]}: {e.reason}") for e in git_effects(words, r)
+        ]
     return [Effect(e.severity, f"git {key} runs: {e.reason}") for e in r.code(value.lstrip("!"))]
 
 

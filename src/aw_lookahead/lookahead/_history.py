@@ -224,9 +224,8 @@ def expand_history(line: str, history: Sequence[str]) -> tuple[str, bool]:
         rest = line[i:]
         spec = re.match(r":?(\*|[\^$%]|\d*-?(?:\d+|\$|\^)?\*?)", rest)
         if spec and spec.group(1) and (rest.startswith(":") or spec.group(1)[0] in "^$*%-"):
-            if not (rest.startswith(":") and spec.group(1)[0] in "hteprqxsg&"):
-                text = _select(event, spec.group(1))
-                i += spec.end()
+            text = _select(event, spec.group(1))
+            i += spec.end()
         text, used = _modify(text, line[i:], state)
         i += used
         out.append(text)

@@ -40,20 +40,21 @@ __all__ = [
     "unknown_effects",
 ]
 
-INERT = frozenset(
-    """echo printf cat tac ls head tail grep egrep fgrep rg ag wc pwd which type whereis whoami
+_INERT_NAMES = """
+    echo printf cat tac ls head tail grep egrep fgrep rg ag wc pwd which type whereis whoami
     id uname printenv stat du df cut tr diff cmp md5sum sha1sum sha256sum sha512sum basename
     dirname realpath readlink ps free uptime nl column jq yq cd true false : test [ [[ sleep
-    mkdir touch man info help apropos whatis date hostname history jobs clear reset tput nproc
-    xxd od hexdump strings less more file seq yes expr bc dc lsof pgrep pidof top htop locale
-    tty stty groups users who w last wait read shift return exit break continue
-    set unset shopt local declare typeset export readonly let getopts umask ulimit hash dirs
+    mkdir touch man info help apropos whatis date hostname history jobs clear reset tput
+    nproc xxd od hexdump strings less more file seq yes expr bc dc lsof pgrep pidof top htop
+    locale tty stty groups users who w last wait read shift return exit break continue set
+    unset shopt local declare typeset export readonly let getopts umask ulimit hash dirs
     pushd popd disown fg bg suspend logout times compgen complete compopt caller mapfile
     readarray cal look rev fold fmt pr paste join comm split csplit expand unexpand tsort
     numfmt base32 base64 basenc cksum sum b2sum iconv envsubst gettext ngettext lscpu lsblk
     lsusb lspci ip6tables-save iptables-save getent nslookup dig host ping traceroute
-    netstat ss arp whoami dmesg journalctl vmstat iostat mpstat sar""".split()
-)
+    netstat ss arp whoami dmesg journalctl vmstat iostat mpstat sar
+"""
+INERT = frozenset(_INERT_NAMES.split())
 """Programs that neither run their arguments nor delete (their own options included)."""
 
 _CODE_OPTIONS = frozenset(
@@ -172,17 +173,19 @@ def unknown_effects(
 
 # --------------------------------------------------------------------------- assignments
 
-_CODE_VARS = frozenset(
-    """PROMPT_COMMAND PAGER GIT_PAGER MANPAGER SYSTEMD_PAGER BAT_PAGER DELTA_PAGER PSQL_PAGER
+_CODE_VARS_NAMES = """
+    PROMPT_COMMAND PAGER GIT_PAGER MANPAGER SYSTEMD_PAGER BAT_PAGER DELTA_PAGER PSQL_PAGER
     EDITOR VISUAL GIT_EDITOR SUDO_EDITOR FCEDIT GIT_SEQUENCE_EDITOR GIT_SSH_COMMAND GIT_SSH
-    GIT_PROXY_COMMAND GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS BROWSER LESSOPEN
-    LESSCLOSE SHELL CC CXX LD MAKESHELL TERMINAL EXINIT VIMINIT PS0 PS1 PS2 PS3 PS4
-    RSYNC_RSH CVS_RSH RSH TAR_RSH_COMMAND""".split()
-)
-_FILE_VARS = frozenset(
-    """BASH_ENV ENV LD_PRELOAD LD_AUDIT INPUTRC ZDOTDIR GCONV_PATH GIT_EXEC_PATH
-    PYTHONSTARTUP PROMPT_FILE""".split()
-)
+    GIT_PROXY_COMMAND GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS BROWSER
+    LESSOPEN LESSCLOSE SHELL CC CXX LD MAKESHELL TERMINAL EXINIT VIMINIT PS0 PS1 PS2 PS3 PS4
+    RSYNC_RSH CVS_RSH RSH TAR_RSH_COMMAND
+"""
+_CODE_VARS = frozenset(_CODE_VARS_NAMES.split())
+_FILE_VARS_NAMES = """
+    BASH_ENV ENV LD_PRELOAD LD_AUDIT INPUTRC ZDOTDIR GCONV_PATH GIT_EXEC_PATH PYTHONSTARTUP
+    PROMPT_FILE
+"""
+_FILE_VARS = frozenset(_FILE_VARS_NAMES.split())
 _OPTION_VARS = {
     "NODE_OPTIONS": re.compile(r"--require|--import|--loader|--experimental-loader|(^|\s)-r\b"),
     "PERL5OPT": re.compile(r"-[MmdI]"),
@@ -202,9 +205,9 @@ def assignment_effects(pairs: Iterable[tuple[str, str]], r: Recurse) -> list[Eff
                 out += [Effect(e.severity, f"{name} runs: {e.reason}") for e in r.guess(code)]
             else:
                 out += [Effect(e.severity, f"{name} runs: {e.reason}") for e in r.code(code)]
-        elif name in _FILE_VARS and value not in ("", "/dev/null"):
-            out.append(Effect("destroys", f"{name} loads code the text does not show"))
-        elif name in _OPTION_VARS and _OPTION_VARS[name].search(value):
+        elif (name in _FILE_VARS and value not in ("", "/dev/null")) or (
+            name in _OPTION_VARS and _OPTION_VARS[name].search(value)
+        ):
             out.append(Effect("destroys", f"{name} loads code the text does not show"))
     return out
 

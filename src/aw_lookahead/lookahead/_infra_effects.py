@@ -88,16 +88,21 @@ def _tmux(args: list[str], r: Recurse) -> list[Effect]:
         elif sub in _TMUX_SHELL:
             shell = operands(rest, "cefFlnstxyNT")
             if shell:
-                out += [Effect(e.severity, f"tmux {sub} runs: {e.reason}") for e in r.code(" ".join(shell))]
+                out += [
+                    Effect(e.severity, f"tmux {sub} runs: {e.reason}")
+                    for e in r.code(" ".join(shell))
+                ]
         elif sub in ("send-keys", "send"):
-            out += _typed(operands(rest, "NtT"), "l" in "".join(a for a in rest if a.startswith("-")), r)
+            out += _typed(
+                operands(rest, "NtT"), "l" in "".join(a for a in rest if a.startswith("-")), r
+            )
     return out
 
 
 def _typed(keys: list[str], literal: bool, r: Recurse) -> list[Effect]:
     from ._keystrokes import reduce_keys  # the readline reader: keys as the shell reads them
 
-    items = [{"keystrokes": k if literal else k} for k in keys]
+    items = [{"keystrokes": k} for k in keys]
     reduced = reduce_keys(items, literal=literal)
     if reduced.unknown is not None:
         return _d(f"tmux send-keys types keys that cannot be read as a line ({reduced.unknown})")

@@ -27,61 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._history import HistoryError, expand_history, fc_line
+from ._keynames import KEY_NAME, key_sequence
 
 __all__ = ["KEY_NAME", "LineEditor", "Reduced", "key_sequence", "reduce_keys"]
-
-KEY_NAME = re.compile(
-    r"(?:[CMS]-\S+|\^[A-Za-z@\[\\\]^_?]|Escape|Tab|BTab|BSpace|Space|Up|Down|Left|Right|Home|End"
-    r"|PageUp|PageDown|PgUp|PgDn|NPage|PPage|Insert|Delete|IC|DC|F\d{1,2}|KPEnter|Enter)"
-)
-_ESC = "\x1b"
-_NAMED = {
-    "Enter": "\r",
-    "KPEnter": "\r",
-    "Tab": "\t",
-    "BTab": "\x1b[Z",
-    "BSpace": "\x7f",
-    "Escape": _ESC,
-    "Space": " ",
-    "Up": "\x1b[A",
-    "Down": "\x1b[B",
-    "Right": "\x1b[C",
-    "Left": "\x1b[D",
-    "Home": "\x1b[1~",
-    "End": "\x1b[4~",
-    "IC": "\x1b[2~",
-    "Insert": "\x1b[2~",
-    "DC": "\x1b[3~",
-    "Delete": "\x1b[3~",
-    "PageUp": "\x1b[5~",
-    "PgUp": "\x1b[5~",
-    "PPage": "\x1b[5~",
-    "PageDown": "\x1b[6~",
-    "PgDn": "\x1b[6~",
-    "NPage": "\x1b[6~",
-}
-_CTRL_PUNCT = {"@": "\x00", " ": "\x00", "Space": "\x00", "[": _ESC, "\\": "\x1c"}
-_CTRL_PUNCT.update({"]": "\x1d", "^": "\x1e", "_": "\x1f", "?": "\x7f"})
-
-
-def key_sequence(name: str) -> str | None:
-    """The bytes tmux sends for key ``name``, or ``None`` for a key this reader does not map."""
-    if name in _NAMED:
-        return _NAMED[name]
-    if name.startswith("^") and len(name) == 2:
-        name = "C-" + name[1]
-    if name.startswith("M-") and len(name) > 2:
-        inner = key_sequence(name[2:]) if len(name) > 3 else name[2]
-        return _ESC + inner if inner is not None else None
-    if name.startswith("C-") and len(name) > 2:
-        rest = name[2:]
-        if len(rest) == 1 and rest.isalpha():
-            return chr(ord(rest.lower()) - 96)
-        if rest in _CTRL_PUNCT:
-            return _CTRL_PUNCT[rest]
-        if rest.startswith("M-") and len(rest) == 3 and rest[2].isalpha():
-            return _ESC + chr(ord(rest[2].lower()) - 96)
-    return None
 
 
 @dataclass
@@ -106,6 +54,7 @@ class Reduced:
         return out
 
 
+_ESC = "\x1b"
 _WORD = re.compile(r"[A-Za-z0-9]")
 _CSI = re.compile(r"\x1b(?:\[([0-9;]*)([A-Za-z~])|O([A-Za-z]))")
 
@@ -207,9 +156,11 @@ class LineEditor:
                 run = fc
         if not printed:
             self.out.lines.append(run)
-        if run.strip() and not (self.ignore_space and run[:1].isspace()):
-            if not (self.ignore_space and self.history and self.history[-1] == run):
-                self.history.append(run)
+        ignored = self.ignore_space and (
+            run[:1].isspace() or bool(self.history and self.history[-1] == run)
+        )
+        if run.strip() and not ignored:
+            self.history.append(run)
 
     # -- input --------------------------------------------------------------------------
 
@@ -228,7 +179,7 @@ class LineEditor:
         else:
             self.feed(keys)
 
-    def feed(self, text: str) -> None:  # noqa: C901 - one branch per readline binding
+    def feed(self, text: str) -> None:
         i = 0
         while i < len(text):
             ch = text[i]
@@ -274,7 +225,7 @@ class LineEditor:
                     self.last_yank = len(self.kills[-1])
                     self._insert(self.kills[-1])
             elif ch == "\x14":
-                if 0 < self.pos:
+                if self.pos > 0:
                     p = self.pos if self.pos < len(self.buf) else self.pos - 1
                     if p > 0:
                         self.buf[p - 1], self.buf[p] = self.buf[p], self.buf[p - 1]
@@ -288,7 +239,9 @@ class LineEditor:
                 self._insert(text[i])
                 i += 1
             elif ch == "\x10":
-                self._recall((len(self.history) if self.hist_index is None else self.hist_index) - 1)
+                self._recall(
+                    (len(self.history) if self.hist_index is None else self.hist_index) - 1
+                )
             elif ch == "\x0e":
                 if self.hist_index is not None:
                     self._recall(self.hist_index + 1)

@@ -82,10 +82,14 @@ class _Reader:
             if node.id in self.names:
                 return self.names[node.id][1]
             return node.id if node.id in _MODULES else ""
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "__import__" and node.args:
-                first = _literal(node.args[0])
-                return first if isinstance(first, str) else "?"
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "__import__"
+            and node.args
+        ):
+            first = _literal(node.args[0])
+            return first if isinstance(first, str) else "?"
         return ""
 
     def function(self, node: ast.AST) -> tuple[str, str]:
@@ -145,7 +149,9 @@ class _Reader:
         if name in ("getattr", "setattr", "delattr") and not module:
             attr = _literal(node.args[1]) if len(node.args) > 1 else None
             if not isinstance(attr, str):
-                return [Effect("destroys", "Python getattr() with a computed name may reach anything")]
+                return [
+                    Effect("destroys", "Python getattr() with a computed name may reach anything")
+                ]
             target = self.receiver(node.args[0])
             out += self.reference(target, attr)
             if attr in _RUN or attr.startswith(_RUN_PREFIXES):

@@ -78,7 +78,7 @@ def _make(args: list[str], r: Recurse) -> list[Effect]:
         if value is None:
             continue
         if value in ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
-            stdin, unknown = getattr(r, "stdin", (None, False))
+            stdin = getattr(r, "stdin", (None, False))[0]
             if stdin is not None:
                 out += _makefile(stdin, r)
             else:
@@ -112,7 +112,9 @@ def _sed(args: list[str], r: Recurse) -> list[Effect]:
             if "w" in m.group(2):
                 out.append(Effect("overwrites", "sed s///w writes a file"))
         rest = _SED_S.sub(";", script)
-        for m in re.finditer(r"(?:^|[;{}\n])\s*(?:[\d$,/!~]|/[^/]*/)*\s*([ewW])(?:\s+([^;\n}]*))?", rest):
+        for m in re.finditer(
+            r"(?:^|[;{}\n])\s*(?:[\d$,/!~]|/[^/]*/)*\s*([ewW])(?:\s+([^;\n}]*))?", rest
+        ):
             if m.group(1) == "e":
                 command = (m.group(2) or "").strip()
                 out += r.code(command) if command else _d("sed e runs the pattern space")
@@ -131,9 +133,10 @@ def _tar(args: list[str], r: Recurse) -> list[Effect]:
                 out += _d("tar --remove-files deletes the files it archives")
             elif "--delete".startswith(name) and len(name) > 4:
                 out += _d("tar --delete deletes members of the archive")
-            elif name in ("--to-command", "--use-compress-program", "--info-script"):
-                out += _literal(r, value if eq else nxt, f"tar {name}")
-            elif name in ("--new-volume-script", "--rsh-command"):
+            elif name in ("--to-command", "--use-compress-program", "--info-script") or name in (
+                "--new-volume-script",
+                "--rsh-command",
+            ):
                 out += _literal(r, value if eq else nxt, f"tar {name}")
             elif name == "--checkpoint-action" and value.startswith("exec="):
                 out += _literal(r, value[5:], "tar --checkpoint-action=exec")
@@ -220,7 +223,30 @@ def _rclone(args: list[str], _r: Recurse) -> list[Effect]:
     return _d(f"rclone {ops[0]} deletes files") if ops and ops[0] in _RCLONE else []
 
 
+def _option_code(*options: str) -> Rule:
+    """Readers whose named options take a command they run (``rg --pre``, ``man -P``,
+    ``split --filter``) or whose ``+cmd`` is a pager command (``less +'!cmd'``)."""
+
+    def rule(args: list[str], r: Recurse) -> list[Effect]:
+        out: list[Effect] = []
+        for i, a in enumerate(args):
+            name, eq, value = a.partition("=")
+            if name in options and (eq or i + 1 < len(args)):
+                out += _literal(r, value if eq else args[i + 1], name)
+            elif a.startswith("+") and "!" in a:
+                out += _literal(r, a.split("!", 1)[1], "the pager")
+        return out
+
+    return rule
+
+
 RUNNERS: dict[str, Rule] = {
+    "rg": _option_code("--pre"),
+    "ag": _option_code("--pager"),
+    "man": _option_code("-P", "--pager", "-H", "--html"),
+    "less": _option_code(),
+    "more": _option_code(),
+    "split": _option_code("--filter"),
     "rclone": _rclone,
     "at": _at,
     "batch": _at,

@@ -26,7 +26,6 @@ Guarantees:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -186,8 +185,10 @@ def typed_text(action: Action, history: Sequence[Action] = ()) -> TypedText | No
         isinstance(action, Mapping) and isinstance(action.get("command"), str)
     )
     texts: list[str] = []
-    if plain:
-        texts.append(action if isinstance(action, str) else str(action["command"]))
+    if isinstance(action, str):
+        texts.append(action)
+    elif plain and isinstance(action, Mapping):
+        texts.append(str(action["command"]))
     texts += [text for r in reduced for text in r.texts()]
     unknown = tuple(dict.fromkeys(r.unknown for r in reduced if r.unknown is not None))
     variants = tuple(dict.fromkeys(texts))
@@ -211,9 +212,11 @@ def _has_control_keys(action: Action) -> bool:
         isinstance(item, Mapping)
         and isinstance(item.get("keystrokes"), str)
         and (
-            (KEY_NAME.fullmatch(item["keystrokes"].strip()) is not None
-             and item["keystrokes"].strip() not in _RUN_KEYS)
-            or any(c < " " and c not in "\r\n" or c == "\x7f" for c in item["keystrokes"])
+            (
+                KEY_NAME.fullmatch(item["keystrokes"].strip()) is not None
+                and item["keystrokes"].strip() not in _RUN_KEYS
+            )
+            or any((c < " " and c not in "\r\n") or c == "\x7f" for c in item["keystrokes"])
         )
         for item in items
     )

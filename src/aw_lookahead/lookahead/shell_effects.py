@@ -43,13 +43,24 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 
-from ._code_effects import awk_effects, code_effects, sql_effects
 from ._editors import EDITORS
 from ._git_effects import git_effects
 from ._indirect import INERT, assignment_effects, assignments_in, unknown_effects
 from ._infra_effects import INFRA_PROGRAMS
+from ._interpreters import (
+    AWKS,
+    CODE_FLAGS,
+    DB_CLIENTS,
+    EVALUATORS,
+    PYTHONS,
+    STDIN_FILES,
+    awk,
+    database,
+    evaluator,
+    interpreter,
+    stdin_code,
+)
 from ._runners import RUNNERS
 from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
 from .shell_parse import DYN, PROC, Command, parse_script, shell_quote_dyn
@@ -61,46 +72,8 @@ MAX_TEXT = 256 * 1024
 _MAX_DEPTH = 8
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash"})
-_PYTHONS = ("python", "pypy")
-_CODE_FLAGS = frozenset({"perl", "ruby", "node", "nodejs", "php"})
-_DB_CLIENTS = frozenset(
-    {
-        "sqlite3",
-        "psql",
-        "mysql",
-        "mariadb",
-        "clickhouse-client",
-        "clickhouse",
-        "cqlsh",
-        "influx",
-        "duckdb",
-        "sqlcmd",
-        "redis-cli",
-        "mongo",
-        "mongosh",
-    }
-)
 _NULL_OUTPUT = frozenset({":", "true", "false", "exec"})
-_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# interpreter -> options whose value is code (stdin is code when none is given)
-_EVALUATORS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("lua", "luajit", "texlua"), ("-e",)),
-    **dict.fromkeys(("Rscript", "R"), ("-e", "--expr")),
-    "julia": ("-e", "--eval", "-E", "--print"),
-    "bun": ("-e", "--eval", "-p", "--print"),
-    "deno": ("eval",),
-    "osascript": ("-e",),
-    **dict.fromkeys(("pwsh", "powershell", "powershell.exe"), ("-c", "-Command", "-command")),
-    "groovy": ("-e",),
-    **dict.fromkeys(("tclsh", "wish", "jimsh", "jshell", "gst"), ()),
-    **dict.fromkeys(("scala", "elixir", "racket", "clojure", "clj", "kotlin"), ("-e", "--eval")),
-    "erl": ("-eval",),
-    "guile": ("-c",),
-    "sbcl": ("--eval",),
-    "expect": ("-c",),
-}
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 # wrapper -> (short options taking a value, long options taking a value)
 _WRAPPERS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -220,76 +193,13 @@ def _shell(args: list[str], j: _Judge) -> list[Effect]:
     rest = args[i:]
     if code_next:
         return j.code(rest[0]) if rest else []
-    if rest and rest[0] in _STDIN_FILES:
-        return _stdin_code(j, "shell", j.code)
+    if rest and rest[0] in STDIN_FILES:
+        return stdin_code(j, "shell", j.code)
     if rest and not (len(rest) == 1 and rest[0] == "-s"):
         if PROC in rest[0] or rest[0] == DYN:
             return [Effect("destroys", "the shell runs a script the text does not show")]
         return []
-    return _stdin_code(j, "shell", j.code)
-
-
-def _stdin_code(j: _Judge, what: str, judge: Callable[[str], list[Effect]]) -> list[Effect]:
-    if j.command.stdin is not None:
-        return judge(j.command.stdin)
-    if j.command.stdin_unknown:
-        return [Effect("destroys", f"the {what} runs code from input the text does not show")]
-    return []
-
-
-# language -> (letters whose value is code, letters taking a value, letters with an
-# optional value attached to the cluster)
-_OPTIONS = {
-    "python": ("c", "WXQm", ""),
-    "perl": ("eE", "MmIx", "il0"),
-    "ruby": ("e", "rICEx", "iK"),
-    "node": ("ep", "r", ""),
-    "php": ("r", "dcz", ""),
-}
-
-
-def _interpreter(base: str, args: list[str], j: _Judge) -> list[Effect]:
-    language = "python" if base.startswith(_PYTHONS) else "node" if base == "nodejs" else base
-    code_letters, value_letters, optional = _OPTIONS[language]
-    codes: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        nxt = args[i + 1] if i + 1 < len(args) else ""
-        i += 1
-        if a.startswith("--"):
-            name, _, value = a.partition("=")
-            if name in ("--eval", "--print"):
-                codes.append(value if "=" in a else nxt)
-                i += 0 if "=" in a else 1
-            continue
-        if a == "-" or not a.startswith("-"):
-            if not codes and a != "-":
-                return []  # a script file: judged by its name only
-            break
-        for k, ch in enumerate(a[1:], 1):
-            rest = a[k + 1 :]
-            if ch in code_letters:
-                codes.append(rest or nxt)
-                i += 0 if rest else 1
-                break
-            if ch in value_letters:
-                if language == "python" and ch == "m":
-                    return []  # a module: judged by its name only
-                i += 0 if rest else 1
-                break
-            if ch in optional:
-                break
-    if codes:
-        return [e for code in codes for e in code_effects(language, code, j)]
-    return _stdin_code(j, f"{language} interpreter", lambda text: code_effects(language, text, j))
-
-
-def _awk(args: list[str], j: _Judge) -> list[Effect]:
-    if any(a == "-f" or a.startswith("--file") for a in args):
-        return []
-    ops = operands(args, "Fvfi", ("--field-separator", "--assign", "--include"))
-    return awk_effects(ops[0], j) if ops else []
+    return stdin_code(j, "shell", j.code)
 
 
 def _inline(base: str, args: list[str], j: _Judge) -> list[Effect] | None:
@@ -317,8 +227,8 @@ def _inline(base: str, args: list[str], j: _Judge) -> list[Effect] | None:
         rest = operands(args, "BbcDEeFIiJLlmOoPpQRSWw", ())
         return j.code(" ".join(rest[1:])) if len(rest) > 1 else []
     if base in ("source", "."):
-        if args and args[0] in _STDIN_FILES:
-            return _stdin_code(j, base, j.code)
+        if args and args[0] in STDIN_FILES:
+            return stdin_code(j, base, j.code)
         if args and PROC in args[0]:
             return [Effect("destroys", f"{base} runs code the text does not show")]
         return []
@@ -365,14 +275,14 @@ def _words(command: Command, j: _Judge) -> list[Effect]:
         return j.code(" ".join([*inner[:cut], DYN])) if inner[:cut] else []
     if base in _SHELLS:
         return _shell(args, j)
-    if base.startswith(_PYTHONS) or base in _CODE_FLAGS:
-        return _interpreter(base, args, j)
-    if base in _AWKS:
-        return _awk(args, j)
-    if base in _DB_CLIENTS:
-        return _database(base, args, command)
-    if base in _EVALUATORS or re.sub(r"[\d.]+$", "", base) in _EVALUATORS:
-        return _evaluator(re.sub(r"[\d.]+$", "", base) if base not in _EVALUATORS else base, args, j)
+    if base.startswith(PYTHONS) or base in CODE_FLAGS:
+        return interpreter(base, args, j)
+    if base in AWKS:
+        return awk(args, j)
+    if base in DB_CLIENTS:
+        return database(base, args, command.stdin, command.stdin_unknown)
+    if base in EVALUATORS or re.sub(r"[\d.]+$", "", base) in EVALUATORS:
+        return evaluator(re.sub(r"[\d.]+$", "", base) if base not in EVALUATORS else base, args, j)
     if base == "git":
         return git_effects(args, j)
     rule = PROGRAMS.get(base) or INFRA_PROGRAMS.get(base) or RUNNERS.get(base)
@@ -382,41 +292,6 @@ def _words(command: Command, j: _Judge) -> list[Effect]:
     if base in INERT:
         return []
     return unknown_effects(base, args, j, _is_known)
-
-
-_DB_FILES = ("-f", "--file", "-i", "--init", "-input", "--source")
-
-
-def _database(base: str, args: list[str], command: Command) -> list[Effect]:
-    """SQL a database client is told to run, wherever it is (glued to its flag too)."""
-    texts = [*args, *([command.stdin] if command.stdin else [])]
-    texts += [a[2:] for a in args if a.startswith("-") and not a.startswith("--") and len(a) > 2]
-    texts += [a.split("=", 1)[1] for a in args if a.startswith("--") and "=" in a]
-    out = sql_effects(base, texts)
-    hidden = command.stdin_unknown or any(a in _DB_FILES or a.startswith("--file=") for a in args)
-    hidden = hidden or any(DYN in a or PROC in a for a in args[1:] if " " not in a)
-    hidden = hidden or any(re.match(r"^\s*[.\\](?:read|i|include|source)\b", t) for t in texts)
-    if hidden:
-        out.append(Effect("destroys", f"{base} runs SQL the text does not show"))
-    return out
-
-
-def _evaluator(base: str, args: list[str], j: _Judge) -> list[Effect]:
-    flags = _EVALUATORS[base]
-    codes: list[str] = []
-    for k, a in enumerate(args):
-        if a in flags and k + 1 < len(args):
-            codes.append(args[k + 1])
-        elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
-            codes.append(a.split("=", 1)[1])
-        elif a.startswith(("-Enc", "-enc", "-e ")) and base.startswith("p"):
-            return [Effect("destroys", f"{base} runs encoded code")]
-    if codes:
-        return [e for code in codes for e in code_effects(base, code, j)]
-    ops = operands(args)
-    if ops and ops[0] not in _STDIN_FILES:
-        return []  # a script file: judged by its name only
-    return _stdin_code(j, f"{base} interpreter", lambda text: code_effects(base, text, j))
 
 
 def _is_known(name: str) -> bool:
@@ -429,11 +304,11 @@ def _is_known(name: str) -> bool:
         or name in _SHELLS
         or name in _WRAPPERS
         or name in _SKIP_ONE
-        or name in _DB_CLIENTS
-        or name in _EVALUATORS
-        or name in _CODE_FLAGS
-        or name in _AWKS
-        or name.startswith(_PYTHONS)
+        or name in DB_CLIENTS
+        or name in EVALUATORS
+        or name in CODE_FLAGS
+        or name in AWKS
+        or name.startswith(PYTHONS)
         or name.startswith("mkfs")
         or name in ("git", "eval", "xargs", "parallel", "su", "ssh", "watch", "flock", "script")
         or name in ("source", ".", "trap", "nix-shell", "npx", "bunx", "pnpx")

@@ -345,8 +345,9 @@ def _literal_output(command: Command) -> str | None:
         out = []
         while True:
             chunk, values = values[:specs], values[specs:]
-            chunk += [""] * (specs - len(chunk))
-            out.append(re.sub(r"%[-+ #0-9.]*[sbdqc]", lambda _m: chunk.pop(0), fmt))
+            pieces = re.split(r"%[-+ #0-9.]*[sbdqc]", fmt)
+            fill = [*chunk, *[""] * (specs - len(chunk))]
+            out.append("".join(p + (fill[k] if k < specs else "") for k, p in enumerate(pieces)))
             if not values:
                 return "".join(out)
     if name == "cat" and not args and command.stdin is not None:
