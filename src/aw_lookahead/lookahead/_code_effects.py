@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from ._python_effects import python_effects
 from ._shell_programs import Effect, Recurse
+from .indirect.python_code import python_effects
 
 __all__ = ["awk_effects", "code_effects", "sql_effects"]
 

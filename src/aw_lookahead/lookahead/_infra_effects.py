@@ -100,7 +100,7 @@ def _tmux(args: list[str], r: Recurse) -> list[Effect]:
 
 
 def _typed(keys: list[str], literal: bool, r: Recurse) -> list[Effect]:
-    from ._keystrokes import reduce_keys  # the readline reader: keys as the shell reads them
+    from .keystrokes.reader import reduce_keys  # the readline reader: keys as the shell reads them
 
     items = [{"keystrokes": k} for k in keys]
     reduced = reduce_keys(items, literal=literal)

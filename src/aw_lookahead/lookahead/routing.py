@@ -34,8 +34,8 @@ from pydantic import BaseModel, ConfigDict
 
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
-from ._keystrokes import KEY_NAME, LineEditor, Reduced, replay
 from ._readonly import is_read_only_command
+from .keystrokes.reader import KEY_NAME, LineEditor, Reduced, replay
 
 __all__ = [
     "RiskRouter",
@@ -175,7 +175,7 @@ def typed_text(action: Action, history: Sequence[Action] = ()) -> TypedText | No
 
     ``history``: the earlier actions of the trajectory (what ``!!``, ``Up``, ``fc -s``
     recall, and the unfinished line the action continues). Keystrokes are replayed with
-    readline's bindings (:mod:`._keystrokes`); plain command text is also judged as it
+    readline's bindings (:mod:`.keystrokes.reader`); plain command text is also judged as it
     is, so its ``variants`` hold the text itself first.
     """
     reduced = _replays(action, history)

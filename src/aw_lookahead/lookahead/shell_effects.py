@@ -44,11 +44,11 @@ from __future__ import annotations
 import functools
 import re
 
-from ._editors import EDITORS
 from ._git_effects import git_effects
-from ._indirect import INERT, assignment_effects, assignments_in, unknown_effects
 from ._infra_effects import INFRA_PROGRAMS
-from ._interpreters import (
+from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
+from .indirect.editors import EDITORS
+from .indirect.interpreters import (
     AWKS,
     CODE_FLAGS,
     DB_CLIENTS,
@@ -61,8 +61,8 @@ from ._interpreters import (
     interpreter,
     stdin_code,
 )
-from ._runners import RUNNERS
-from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
+from .indirect.runners import RUNNERS
+from .indirect.unknown import INERT, assignment_effects, assignments_in, unknown_effects
 from .shell_parse import DYN, PROC, Command, parse_script, shell_quote_dyn
 
 __all__ = ["MAX_TEXT", "Effect", "Severity", "shell_effects", "worst_effect"]

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._code_effects import awk_effects, code_effects, sql_effects
-from ._shell_programs import Effect, Recurse, operands
-from .shell_parse import DYN, PROC
+from aw_lookahead.lookahead._code_effects import awk_effects, code_effects, sql_effects
+from aw_lookahead.lookahead._shell_programs import Effect, Recurse, operands
+from aw_lookahead.lookahead.shell_parse import DYN, PROC
 
 __all__ = [
     "AWKS",

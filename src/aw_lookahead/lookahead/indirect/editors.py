@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from ._shell_programs import Effect, Recurse, Rule
-from .shell_parse import DYN, PROC
+from aw_lookahead.lookahead._shell_programs import Effect, Recurse, Rule
+from aw_lookahead.lookahead.shell_parse import DYN, PROC
 
 __all__ = ["EDITORS"]
 

@@ -9,7 +9,7 @@ non-empty line, ``C-h``/BSpace, Delete, ``C-k``, ``C-u``, ``C-w``, ``M-d``,
 ``M-DEL``), the kill ring (``C-y``, ``M-y``), ``C-t``, case changes,
 ``C-v``, bracketed paste, history (``Up``/``C-p``, ``Down``/``C-n``, ``M-<``,
 ``M->``, ``M-.``), ``M-#``, and on Enter bash's history expansion and ``fc
--s`` (:mod:`._history`). The history is what earlier actions of the trajectory
+-s`` (:mod:`.keystrokes.history`). The history is what earlier actions of the trajectory
 ran; an unfinished line carries over to the next action.
 
 Keys whose result depends on what this reader cannot see (``Tab`` completion,
@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._history import HistoryError, expand_history, fc_line
-from ._keynames import KEY_NAME, key_sequence
+from .history import HistoryError, expand_history, fc_line
+from .keynames import KEY_NAME, key_sequence
 
 __all__ = ["KEY_NAME", "LineEditor", "Reduced", "key_sequence", "reduce_keys"]
 

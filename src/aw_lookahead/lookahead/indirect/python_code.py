@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from ._shell_programs import Effect, Recurse
+from aw_lookahead.lookahead._shell_programs import Effect, Recurse
 
 __all__ = ["python_effects"]
 

@@ -1,6 +1,6 @@
 """What a program the tables do not know may run or destroy, judged by behaviour.
 
-The tables (:mod:`._shell_programs`, :mod:`._infra_effects`, :mod:`._runners`) can
+The tables (:mod:`._shell_programs`, :mod:`._infra_effects`, :mod:`.indirect.runners`) can
 never list every wrapper, so a program that is neither in them nor known to be
 inert (``echo``, ``grep``...) is read for what it is handed:
 
@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from ._code_effects import sql_effects
-from ._shell_programs import Effect, Recurse
-from .shell_parse import DYN, PROC, parse_script
+from aw_lookahead.lookahead._code_effects import sql_effects
+from aw_lookahead.lookahead._shell_programs import Effect, Recurse
+from aw_lookahead.lookahead.shell_parse import DYN, PROC, parse_script
 
 __all__ = [
     "INERT",
