@@ -588,5 +588,5 @@ KEYSTROKE_READS: list[tuple[list[Keys], Keys, str]] = [
     ([_k("echo hello world\n")], _k("echo !!:1-$\n"), "echo hello world"),
     ([_k("echo hello\n")], _k("^hello^bye^", "Enter"), "echo bye"),
     ([_k("ls -l")], _k("a\n"), "ls -la"),
-    ([], _k("cat notes.txt", "C-a", "C-d", "C-d", "C-d", "C-d", "ls", "Enter"), "ls notes.txt"),
+    ([], _k("cat notes.txt", "C-a", "C-d", "C-d", "C-d", "ls", "Enter"), "ls notes.txt"),
 ]
