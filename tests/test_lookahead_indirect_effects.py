@@ -61,7 +61,8 @@ def test_reads_of_the_same_families_are_harmless(line: str) -> None:
 @pytest.mark.parametrize(("earlier", "action"), KEYSTROKES)
 def test_keystroke_cases_are_judged_as_bash_runs_them(earlier: list[Any], action: Any) -> None:
     effect = action_effect(action, _trajectory(earlier))
-    assert effect is not None and effect.severity == "destroys", (action, effect)
+    assert effect is not None, action
+    assert effect.severity == "destroys", (action, effect)
 
 
 @pytest.mark.parametrize(("earlier", "action", "line"), KEYSTROKE_READS)
@@ -84,11 +85,13 @@ def test_editing_keys() -> None:
     assert reduce_keys([{"keystrokes": "ls\x1b[200~\x01x\x1b[201~\r"}]).lines == ["ls\x01x"]
     assert reduce_keys([{"keystrokes": "ab\x16\x01c\r"}]).lines == ["ab\x01c"]
     unfinished = reduce_keys([{"keystrokes": "rm -rf "}])
-    assert unfinished.lines == [] and unfinished.pending == "rm -rf "
+    assert unfinished.lines == []
+    assert unfinished.pending == "rm -rf "
     for key in ("Tab", "C-r", "C-x", "C-_", "M-1", "F5", "PageUp"):
         assert reduce_keys([{"keystrokes": "ls"}, {"keystrokes": key}]).unknown, key
     abandoned = reduce_keys([{"keystrokes": "rm -rf data"}, {"keystrokes": "C-c"}])
-    assert abandoned.lines == [] and abandoned.discarded == ["rm -rf data"]
+    assert abandoned.lines == []
+    assert abandoned.discarded == ["rm -rf data"]
 
 
 def test_history_expansion() -> None:
