@@ -131,9 +131,15 @@ def declared_annotations(tool: Any) -> dict[str, bool] | None:
 
 
 _RUN_KEYS = frozenset({"Enter", "C-m", "C-j", "KPEnter"})
-# (history expansion on, history ignoring lines that start with a blank): the settings an
-# interactive bash may run with; a line is judged under each, so the worst reading counts.
-_SHELL_SETTINGS = ((True, False), (True, True), (False, False))
+# (history expansion on, history ignoring lines that start with a blank, Debian's
+# /etc/inputrc read): the settings an interactive bash may run with; a line is judged
+# under each, so the worst reading counts.
+_SHELL_SETTINGS = (
+    (True, False, True),
+    (True, True, True),
+    (False, False, True),
+    (True, False, False),
+)
 
 
 @dataclass(frozen=True)
@@ -154,8 +160,8 @@ class TypedText:
 
 def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
     out: list[Reduced] = []
-    for expand, ignore_space in _SHELL_SETTINGS:
-        editor = LineEditor(expand=expand, ignore_space=ignore_space)
+    for expand, ignore_space, inputrc in _SHELL_SETTINGS:
+        editor = LineEditor(expand=expand, ignore_space=ignore_space, inputrc=inputrc)
         for earlier in history:
             replay(editor, earlier)
         editor.start()

@@ -55,6 +55,7 @@ class Reduced:
 
 
 _ESC = "\x1b"
+_INPUTRC_KEYS = frozenset({"1~", "4~", "3~", "2~", "1;5C", "5C", "1;5D", "5D"})
 _WORD = re.compile(r"[A-Za-z0-9]")
 _CSI = re.compile(r"\x1b(?:\[([0-9;]*)([A-Za-z~])|O([A-Za-z]))")
 
@@ -62,14 +63,17 @@ _CSI = re.compile(r"\x1b(?:\[([0-9;]*)([A-Za-z~])|O([A-Za-z]))")
 class LineEditor:
     """readline's emacs mode over one bash prompt, with its history (see the module doc)."""
 
-    def __init__(self, *, expand: bool = True, ignore_space: bool = False) -> None:
+    def __init__(
+        self, *, expand: bool = True, ignore_space: bool = False, inputrc: bool = True
+    ) -> None:
         self.expand = expand
         self.ignore_space = ignore_space
+        self.inputrc = inputrc
         self.history: list[str] = []
         self.buf: list[str] = []
         self.pos = 0
         self.kills: list[str] = []
-        self.overwrite = False
+        self.quoted = False
         self.hist_index: int | None = None
         self.saved: list[str] = []
         self.out = Reduced()
@@ -94,10 +98,7 @@ class LineEditor:
     # -- line operations ------------------------------------------------------------------
 
     def _insert(self, text: str) -> None:
-        if self.overwrite:
-            self.buf[self.pos : self.pos + len(text)] = list(text)
-        else:
-            self.buf[self.pos : self.pos] = list(text)
+        self.buf[self.pos : self.pos] = list(text)
         self.pos += len(text)
 
     def _kill(self, start: int, end: int) -> None:
@@ -184,7 +185,10 @@ class LineEditor:
         while i < len(text):
             ch = text[i]
             i += 1
-            if ch >= " " and ch != "\x7f":
+            if self.quoted:
+                self.quoted = False
+                self._insert(ch)
+            elif ch >= " " and ch != "\x7f":
                 j = i
                 while j < len(text) and text[j] >= " " and text[j] != "\x7f":
                     j += 1
@@ -324,6 +328,8 @@ class LineEditor:
         return i
 
     def _csi(self, code: str) -> None:
+        """Cursor keys; ``~`` keys and Ctrl-arrows as Debian's /etc/inputrc binds them
+        (``inputrc``), or unbound, as a bash without it reads them (the key is dropped)."""
         if code in ("A", "OA"):
             self.feed("\x10")
         elif code in ("B", "OB"):
@@ -332,16 +338,29 @@ class LineEditor:
             self.pos = min(len(self.buf), self.pos + 1)
         elif code in ("D", "OD"):
             self.pos = max(0, self.pos - 1)
-        elif code in ("H", "OH", "1~", "7~"):
+        elif code in ("H", "OH"):
             self.pos = 0
-        elif code in ("F", "OF", "4~", "8~"):
+        elif code in ("F", "OF"):
+            self.pos = len(self.buf)
+        elif code in _INPUTRC_KEYS:
+            if self.inputrc:
+                self._inputrc(code)
+        else:
+            self._unreadable(f"the key sequence ESC [{code}")
+
+    def _inputrc(self, code: str) -> None:
+        if code == "1~":
+            self.pos = 0
+        elif code == "4~":
             self.pos = len(self.buf)
         elif code == "3~":
             del self.buf[self.pos : self.pos + 1]
         elif code == "2~":
-            self.overwrite = not self.overwrite
+            self.quoted = True
+        elif code in ("1;5C", "5C"):
+            self.pos = self._word_end()
         else:
-            self._unreadable(f"the key sequence ESC [{code}")
+            self.pos = self._word_start()
 
     def feed_line(self, text: str) -> None:
         """A plain command text an earlier action ran: its lines join the history."""
