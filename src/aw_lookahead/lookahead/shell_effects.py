@@ -8,7 +8,12 @@ spelled. Wrappers are followed into what they run: ``sh -c``/``bash -c``,
 ``flock``/``ssh``/``su -c``/``docker exec``/``kubectl exec``, ``find -exec``,
 ``trap`` and ``alias`` bodies, function bodies (called or not), command and
 process substitutions. Interpreter one-liners are read as code
-(:mod:`._code_effects`).
+(:mod:`._code_effects`). What runs code the parser cannot see is not harmless
+(:mod:`.indirect`): runners, editors, settings and variables that name a
+program are judged by the code they run when the text shows it and are
+possibly destructive when it does not, and a program no table knows is read
+by behaviour (another program's argv or shell text among its arguments,
+deleting verbs and options, HTTP methods, SQL).
 
 Two severities (:class:`Effect`):
 
