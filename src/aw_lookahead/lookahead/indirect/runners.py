@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from aw_lookahead.lookahead._readonly import _SED_SAFE
 from aw_lookahead.lookahead._shell_programs import Effect, Recurse, Rule, has_option, operands
 from aw_lookahead.lookahead.shell_parse import DYN, PROC
 
@@ -41,7 +42,10 @@ def _literal(r: Recurse, value: str, what: str) -> list[Effect]:
 def _at(args: list[str], r: Recurse) -> list[Effect]:
     if has_option(args, "rd"):
         return _d("at -r deletes scheduled jobs")
-    if has_option(args, "lc", value_short="fqtM") or "-f" in args:
+    if "-f" in args:
+        script = args[args.index("-f") + 1] if args.index("-f") + 1 < len(args) else ""
+        return _stdin(r, "at") if script in ("-", "/dev/stdin", "/dev/fd/0") else []
+    if has_option(args, "lc", value_short="fqtM"):
         return []
     return _stdin(r, "at")
 
@@ -105,6 +109,8 @@ def _sed(args: list[str], r: Recurse) -> list[Effect]:
         scripts = ops[:1]
     out: list[Effect] = []
     for script in scripts:
+        if _SED_SAFE.match(script):
+            continue
         rest = script
         for m in _SED_S.finditer(script):
             if "e" in m.group(2):
@@ -184,8 +190,7 @@ def _crontab(args: list[str], _r: Recurse) -> list[Effect]:
         return _d("crontab -r deletes the crontab")
     if has_option(args, "le", value_short="u"):
         return []
-    ops = operands(args, "u")
-    return _d("crontab FILE replaces the whole crontab") if ops else []
+    return _d("crontab FILE (or stdin) replaces the whole crontab")
 
 
 def _fc(args: list[str], _r: Recurse) -> list[Effect]:
