@@ -84,14 +84,14 @@ def _vim(name: str) -> Rule:
     def rule(args: list[str], r: Recurse) -> list[Effect]:
         commands: list[str] = []
         out: list[Effect] = []
-        ex_mode = name in ("ex", "exim", "vim.tiny") and name == "ex"
+        ex_mode = name == "ex"
         for i, a in enumerate(args):
             nxt = args[i + 1] if i + 1 < len(args) else ""
             if a in ("-c", "--cmd"):
                 commands.append(nxt)
             elif a.startswith("+") and len(a) > 1:
                 commands.append(a[1:])
-            elif a in ("-S", "-s", "-u", "-U", "-i", "--script") and a != "-i":
+            elif a in ("-S", "-s", "-u", "-U", "--script"):
                 if nxt in ("-", "/dev/stdin") or DYN in nxt or PROC in nxt:
                     lines = _stdin_lines(r, name) if nxt in ("-", "/dev/stdin") else None
                     if isinstance(lines, list):
