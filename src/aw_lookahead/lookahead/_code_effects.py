@@ -14,112 +14,41 @@ or deletes rows; Redis ``FLUSHALL``/``DEL`` and Mongo ``drop*``/``delete*``.
 
 from __future__ import annotations
 
-import ast
 import re
 
 from ._shell_programs import Effect, Recurse
+from .indirect.python_code import python_effects
 
 __all__ = ["awk_effects", "code_effects", "sql_effects"]
-
-_PY_DESTROY = {
-    "rmtree": "deletes a directory tree",
-    "unlink": "deletes a file",
-    "rmdir": "deletes a directory",
-    "removedirs": "deletes directories",
-    "truncate": "truncates a file",
-    "ftruncate": "truncates a file",
-    "kill": "kills a process",
-    "killpg": "kills a process group",
-    "move": "moves a path away",
-    "rename": "moves a path away",
-    "replace": "moves a path over another",
-}
-_PY_OVERWRITE = frozenset({"write_text", "write_bytes", "copy", "copyfile", "copy2", "copytree"})
-_SYSTEM_MODULES = frozenset({"os", "posix", "shutil", "subprocess", "sp", "pathlib"})
-_PY_SHELL = frozenset({"system", "popen", "getoutput", "getstatusoutput"})
-_PY_ARGV = frozenset({"run", "call", "check_call", "check_output", "Popen", "spawnlp", "execvp"})
-_PY_RUN = _PY_SHELL | _PY_ARGV
-
-
-def _callee(node: ast.Call) -> tuple[str, str]:
-    """``(receiver, name)`` of a call: ``os.remove`` -> ``("os", "remove")``."""
-    func = node.func
-    if isinstance(func, ast.Attribute):
-        base = func.value
-        receiver = base.id if isinstance(base, ast.Name) else ""
-        return receiver, func.attr
-    if isinstance(func, ast.Name):
-        return "", func.id
-    return "", ""
-
-
-def _literal(node: ast.AST) -> object:
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
-def _python(code: str, r: Recurse) -> list[Effect]:
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return _script(code, r)
-    out: list[Effect] = []
-    imported = {
-        a.asname or a.name
-        for n in ast.walk(tree)
-        if isinstance(n, ast.ImportFrom) and n.module in _SYSTEM_MODULES
-        for a in n.names
-    }
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        receiver, name = _callee(node)
-        args = node.args
-        system = receiver in _SYSTEM_MODULES or (not receiver and name in imported)
-        if name in _PY_DESTROY:
-            if name in ("move", "rename", "replace") and receiver not in ("os", "shutil"):
-                continue
-            out.append(Effect("destroys", f"Python {name}() {_PY_DESTROY[name]}"))
-        elif name == "remove" and system:
-            out.append(Effect("destroys", "Python os.remove() deletes a file"))
-        elif name in _PY_OVERWRITE:
-            out.append(Effect("overwrites", f"Python {name}() writes over a path"))
-        elif name == "open" and not receiver:
-            mode = _literal(args[1]) if len(args) > 1 else None
-            for kw in node.keywords:
-                if kw.arg == "mode":
-                    mode = _literal(kw.value)
-            if isinstance(mode, str) and "w" in mode:
-                out.append(Effect("overwrites", "Python open(..., 'w') overwrites a file"))
-        elif (name in _PY_RUN and system) or (name in ("exec", "eval") and not receiver):
-            first = _literal(args[0]) if args else None
-            if isinstance(first, str) and name in ("exec", "eval"):
-                out += _python(first, r)
-            elif isinstance(first, str):
-                out += r.code(first)
-            elif isinstance(first, list | tuple) and all(isinstance(x, str) for x in first):
-                out += r.argv([str(x) for x in first])
-            else:
-                out.append(Effect("destroys", f"Python {name}() runs a computed command"))
-    return out
-
 
 _SCRIPT_DESTROY = re.compile(
     r"\b(?:unlink|unlinkSync|rmtree|remove_tree|rm_rf|rm_r|rm_f|rmSync|rmdirSync|rmdir"
     r"|truncateSync|File\.delete|Dir\.delete|FileUtils\.(?:rm\w*|remove\w*)|fs\.rm|fs\.unlink"
-    r"|fs\.promises\.rm|Process\.kill|process\.kill|shutil\.rmtree|os\.remove)\b"
+    r"|fs\.promises\.rm|Process\.kill|process\.kill|shutil\.rmtree|os\.remove|file\.remove"
+    r"|Deno\.remove\w*|Remove-Item|Clear-Content|del\s+/[sq]|File\.unlink"
+    r"|Dir\.(?:rmdir|unlink)|FileUtils\.\w+|file\s+delete|delete-file|delete-directory)\b"
+    r"|\brm(?=\s*\()"
 )
+_SCRIPT_PIPE = re.compile(r"\bopen\s*\(?[^;]*?([\"'])(\|-|-\||\|[^\"']*|[^\"']*\|)\1")
+_SCRIPT_DYNAMIC = re.compile(
+    r"\beval\b|\bsend\s*\(|__send__|public_send|instance_eval|class_eval|const_get"
+    r"|\bFunction\s*\(|\bloadstring\b|\bdofile\b|\bload\s*\(|do\.call|\bget\s*\("
+    r"|parse\s*\(\s*text|\[\s*[\"'][^\"']*[\"']\s*\+|\bInvoke-Expression\b|\biex\b"
+    r"|-EncodedCommand|\bchild_process\b[^;]*\[|\bprocess\.binding\b|\brequire\s*\(\s*[^\"'\s)]"
+)
+_SCRIPT_HTTP = re.compile(r"(?i)[\"'](?:delete|purge)[\"']|method\s*[:=]>?\s*:?delete")
 _SCRIPT_OVERWRITE = re.compile(
     r"\b(?:writeFileSync|writeFile|file_put_contents|File\.write|IO\.write)\b"
     r"|\bopen\s*\(?[^;]*?['\"]\s*\+?>(?!>)"
 )
 _SCRIPT_RUN = re.compile(
-    r"\b(?:system|exec|execSync|spawnSync|shell_exec|passthru|popen|qx)\s*\(?\s*"
-    r"(?:(['\"])((?:(?!\1).)*)\1)?",
+    r"(?:\b(?:system2?|exec|execSync|execFileSync|execFile|spawn|spawnSync|shell_exec|passthru"
+    r"|proc_open|popen|qx|os\.execute|io\.popen|IO\.popen|Open3\.\w+|Deno\.run|Deno\.Command"
+    r"|Start-Process|do shell script|runtime\.exec|ProcessBuilder|Process\.spawn)\b"
+    r"|%x|\.execute\s*\(\s*\))\s*[({\[]?\s*(?:(['\"])((?:(?!\1).)*)\1)?",
     re.DOTALL,
 )
+_PERCENT_X = re.compile(r"%x(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\])")
 
 
 def _script(code: str, r: Recurse) -> list[Effect]:
@@ -132,12 +61,35 @@ def _script(code: str, r: Recurse) -> list[Effect]:
         out.append(Effect("overwrites", "the code writes over a file"))
     for run in _SCRIPT_RUN.finditer(code):
         if run.group(2) is not None:
-            out += r.code(run.group(2))
+            more = re.match(r"\s*,([^;)]*(?:\([^)]*\))?[^;)]*)", code[run.end() :])
+            args = re.findall(r"([\"'])((?:(?!\1).)*)\1", more.group(1)) if more else []
+            if args:
+                out += r.argv([run.group(2), *(a for _q, a in args)])
+            else:
+                out += r.code(run.group(2))
+        elif run.group(0).startswith("%x") and _PERCENT_X.match(code, run.start()):
+            m = _PERCENT_X.match(code, run.start())
+            out += r.code(next(g for g in m.groups() if g is not None)) if m else []
+        elif run.group(0).startswith(".execute"):
+            literal = re.search(r"([\"'])((?:(?!\1).)*)\1\s*\.execute\s*\($", code[: run.end()])
+            out += r.code(literal.group(2)) if literal else _computed(run.group(0))
         else:
-            out.append(Effect("destroys", f"the code runs a computed command ({run.group(0)})"))
+            out += _computed(run.group(0))
     for tick in re.finditer(r"`([^`]*)`", code):
         out += r.code(tick.group(1))
-    return out
+    for pipe in _SCRIPT_PIPE.finditer(code):
+        target = pipe.group(2).strip("|").strip("-").strip()
+        out += r.code(target) if target else _computed("open with a pipe")
+    dynamic = _SCRIPT_DYNAMIC.search(code)
+    if dynamic:
+        out.append(Effect("destroys", f"the code computes what it calls ({dynamic.group(0)})"))
+    if _SCRIPT_HTTP.search(code):
+        out.append(Effect("destroys", "the code sends an HTTP DELETE"))
+    return out + sql_effects("sql", [code])
+
+
+def _computed(what: str) -> list[Effect]:
+    return [Effect("destroys", f"the code runs a computed command ({what.strip()})")]
 
 
 def code_effects(language: str, code: str, r: Recurse) -> list[Effect]:
@@ -146,16 +98,18 @@ def code_effects(language: str, code: str, r: Recurse) -> list[Effect]:
         return [Effect("destroys", f"{language} runs code the text does not show")]
     code = code.replace("\x00", "X").replace("\x01", "X")
     if language == "python":
-        return _python(code, r)
+        found = python_effects(code, r, lambda texts: sql_effects("sql", texts))
+        return found if found is not None else _script(code, r)
     return _script(code, r)
 
 
 _SQL = re.compile(
-    r"\b(?:drop\s+(?:table|database|schema|index|view|user|role|keyspace|collection"
-    r"|materialized\s+view)|truncate(?:\s+table)?\s+[\w.\"`]+|delete\s+from"
-    r"|alter\s+table\s+\S+\s+drop)\b",
+    r"\b(?:drop\s+(?!if\b)[a-z]+|drop\s+if\s+exists|truncate(?:\s+table)?\s+[\w.\"`]+"
+    r"|delete\s+(?:from\s+)?[\w.\"`\[\]]+|alter\s+table\s+\S+\s+(?:drop|delete)"
+    r"|update\s+[\w.\"`\[\]]+\s+set\b|replace\s+into|merge\s+into|purge\s+\w+)",
     re.IGNORECASE,
 )
+_SQL_COMMENT = re.compile(r"/\*.*?\*/|--[^\n]*", re.DOTALL)
 _REDIS = frozenset({"flushall", "flushdb", "del", "unlink", "shutdown"})
 _MONGO = re.compile(r"\.(?:drop\w*|delete(?:One|Many)|remove|findOneAndDelete)\s*\(")
 
@@ -172,8 +126,12 @@ def sql_effects(client: str, texts: list[str]) -> list[Effect]:
             if _MONGO.search(joined)
             else []
         )
-    m = _SQL.search(joined)
-    return [Effect("destroys", f"the SQL {m.group(0).split()[0].upper()}s data")] if m else []
+    m = _SQL.search(_SQL_COMMENT.sub(" ", joined))
+    return (
+        [Effect("destroys", f"the SQL {m.group(0).split()[0].upper()} deletes or changes data")]
+        if m
+        else []
+    )
 
 
 _AWK_SYSTEM = re.compile(r"\bsystem\s*\(\s*(?:\"((?:[^\"\\]|\\.)*)\"\s*\))?")
@@ -190,7 +148,10 @@ def awk_effects(program: str, r: Recurse) -> list[Effect]:
         else:
             out += r.code(m.group(1).replace('\\"', '"'))
     for m in _AWK_PIPE.finditer(program):
-        out += r.code(m.group(1).replace('\\"', '"'))
+        target = m.group(1).replace('\\"', '"')
+        if re.match(r"\s*(?:\S*/)?(?:ba|da|z|k|mk|fi)?sh\s*$", target):
+            out.append(Effect("destroys", "awk pipes text it computes into a shell"))
+        out += r.code(target)
     if _AWK_WRITE.search(program):
         out.append(Effect("overwrites", "awk print > file overwrites the file"))
     return out

@@ -62,16 +62,56 @@ def _service(args: list[str], _r: Recurse) -> list[Effect]:
     return _d("service stops or restarts a service") if set(args) & {"stop", "restart"} else []
 
 
-def _tmux(args: list[str], _r: Recurse) -> list[Effect]:
-    return _d("tmux kills sessions or panes") if any(a.startswith("kill-") for a in args) else []
+_TMUX_SHELL = frozenset(
+    {"new", "new-session", "new-window", "neww", "split-window", "splitw", "respawn-pane"}
+    | {"respawnp", "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if"}
+    | {"pipe-pane", "pipep", "display-popup", "popup"}
+)
+
+
+def _tmux(args: list[str], r: Recurse) -> list[Effect]:
+    """tmux commands (split at ``;``): kills, shell commands it starts, keys it types."""
+    out: list[Effect] = []
+    commands: list[list[str]] = [[]]
+    for a in args:
+        if a in (";", "\\;"):
+            commands.append([])
+        else:
+            commands[-1].append(a)
+    for words in commands:
+        ops = operands(words, "LSfcT")
+        if not ops:
+            continue
+        sub, rest = ops[0], words[words.index(ops[0]) + 1 :]
+        if sub.startswith("kill-"):
+            out += _d("tmux kills sessions or panes")
+        elif sub in _TMUX_SHELL:
+            shell = operands(rest, "cefFlnstxyNT")
+            if shell:
+                out += [
+                    Effect(e.severity, f"tmux {sub} runs: {e.reason}")
+                    for e in r.code(" ".join(shell))
+                ]
+        elif sub in ("send-keys", "send"):
+            out += _typed(
+                operands(rest, "NtT"), "l" in "".join(a for a in rest if a.startswith("-")), r
+            )
+    return out
+
+
+def _typed(keys: list[str], literal: bool, r: Recurse) -> list[Effect]:
+    from .keystrokes.reader import reduce_keys  # the readline reader: keys as the shell reads them
+
+    items = [{"keystrokes": k} for k in keys]
+    reduced = reduce_keys(items, literal=literal)
+    if reduced.unknown is not None:
+        return _d(f"tmux send-keys types keys that cannot be read as a line ({reduced.unknown})")
+    text = "\n".join([*reduced.lines, reduced.pending])
+    return [Effect(e.severity, f"tmux send-keys types: {e.reason}") for e in r.code(text)]
 
 
 def _fuser(args: list[str], _r: Recurse) -> list[Effect]:
     return _d("fuser -k kills processes") if has_option(args, "k", ("--kill",)) else []
-
-
-def _crontab(args: list[str], _r: Recurse) -> list[Effect]:
-    return _d("crontab -r deletes the crontab") if has_option(args, "r") else []
 
 
 _CONTAINER_DELETE = frozenset({"rm", "rmi", "kill", "prune", "down", "remove", "delete"})
@@ -85,6 +125,13 @@ def _docker(args: list[str], r: Recurse) -> list[Effect]:
         rest = args[args.index("exec") + 1 :]
         inner = command_after(rest, "euw", ("--env", "--user", "--workdir", "--env-file"), 1)
         return [Effect(e.severity, f"docker exec runs: {e.reason}") for e in r.argv(inner)]
+    if ops[0] in ("run", "create", "debug"):
+        rest = args[args.index(ops[0]) + 1 :]
+        out: list[Effect] = []
+        for k, word in enumerate(rest):  # the image's command: each tail read as an argv
+            if not word.startswith("-") and "\x00" not in word:
+                out += r.argv(rest[k:])
+        return [Effect(e.severity, f"docker {ops[0]} runs: {e.reason}") for e in out]
     if set(ops[:3]) & _CONTAINER_DELETE:
         return _d(f"docker {' '.join(ops[:2])} deletes containers, images, volumes or networks")
     return []
@@ -128,6 +175,8 @@ def _packages(verbs: Sequence[str]) -> Rule:
         ops = operands(args)
         if ops and ops[0] in verbs:
             return _d(f"{ops[0]} removes installed packages")
+        if ops[:1] == ["cache"] and ops[1:2] and ops[1] in ("clean", "purge", "remove", "rm"):
+            return _d(f"{ops[1]} deletes the package cache")
         return []
 
     return rule
@@ -144,7 +193,6 @@ INFRA_PROGRAMS: dict[str, Rule] = {
     "service": _service,
     "tmux": _tmux,
     "fuser": _fuser,
-    "crontab": _crontab,
     "docker": _docker,
     "podman": _docker,
     "nerdctl": _docker,
@@ -163,7 +211,7 @@ INFRA_PROGRAMS: dict[str, Rule] = {
     "pulumi": _terraform,
     **{name: _packages(_UNINSTALL) for name in ("pip", "pip3", "npm", "pnpm", "yarn", "brew")},
     **{name: _packages(_UNINSTALL) for name in ("apt", "apt-get", "yum", "dnf", "conda", "gem")},
-    "cargo": _packages(("uninstall",)),
+    "cargo": _packages(("uninstall", "clean", "remove", "rm")),
     "dropdb": lambda _a, _r: _d("dropdb drops a database"),
     "dropuser": lambda _a, _r: _d("dropuser drops a database role"),
     "mysqladmin": _subcommand({"drop": "mysqladmin drop drops a database"}, "uphP"),

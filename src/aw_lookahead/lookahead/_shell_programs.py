@@ -44,6 +44,11 @@ class Recurse(Protocol):
 
     def code(self, text: str) -> list[Effect]: ...
 
+    def guess(self, text: str) -> list[Effect]:
+        """Effects of text that may be shell code: as :meth:`code`, but text that does not
+        parse is not an effect by itself (what does parse still counts)."""
+        ...
+
 
 Rule = Callable[[list[str], Recurse], list[Effect]]
 

@@ -8,16 +8,20 @@ pattern-matched): :class:`~.rules.RuleJudge` flags ``destroys`` effects
 (:mod:`.safety`) blocks both ``destroys`` and ``overwrites`` effects when
 nothing could check the action.
 
-Keystroke actions are judged on all the text they type, whatever keys
-follow it (``rm -rf data`` + ``Enter`` + ``C-c`` is still ``rm -rf data``);
-keys that edit or recall the line before running it (``Tab``, ``Up``,
-``C-r``, arrows) make what runs unknowable, so such an action counts as
-possibly destructive.
+Keystroke actions are judged as bash's readline reads them
+(:func:`~.routing.typed_text`): editing keys (``C-a``, ``C-d``, ``C-u``,
+``C-w``, ESC sequences, raw control bytes) and history expansion (``!!``,
+``^a^b``, ``fc -s``, ``Up``) are applied to the line against the earlier
+actions of the trajectory, a line left unfinished is judged with the action
+that ends it, and a line abandoned with ``C-c`` is judged too. Keys whose
+result this reader cannot see (``Tab``, ``C-r``, history older than the
+trajectory) make what runs unknowable, so such an action counts as possibly
+destructive.
 """
 
 from __future__ import annotations
 
-from aw_lookahead.trajectory import Action
+from aw_lookahead.trajectory import Action, Trajectory
 
 from .routing import typed_text
 from .shell_effects import Effect, shell_effects
@@ -25,9 +29,13 @@ from .shell_effects import Effect, shell_effects
 __all__ = ["action_effect", "destructive_command"]
 
 
-def action_effect(action: Action) -> Effect | None:
-    """The most severe effect of a terminal action (``destroys`` first), or ``None``."""
-    typed = typed_text(action)
+def action_effect(action: Action, trajectory: Trajectory | None = None) -> Effect | None:
+    """The most severe effect of a terminal action (``destroys`` first), or ``None``.
+
+    ``trajectory``: what ran before (the history keys recall, the line they continue).
+    """
+    history = [t.action for t in trajectory.turns] if trajectory is not None else []
+    typed = typed_text(action, history)
     if typed is None:
         return None
     if typed.edited_keys:
@@ -37,11 +45,12 @@ def action_effect(action: Action) -> Effect | None:
             f"the keys {keys} edit or recall the command line before it runs, "
             "so what runs cannot be read",
         )
-    effects = shell_effects(typed.text) if typed.text.strip() else ()
+    effects = [e for text in typed.variants if text.strip() for e in shell_effects(text)]
+    effects.sort(key=lambda e: e.severity != "destroys")
     return effects[0] if effects else None
 
 
-def destructive_command(action: Action) -> str | None:
+def destructive_command(action: Action, trajectory: Trajectory | None = None) -> str | None:
     """Why the terminal action destroys data when it succeeds, or ``None``."""
-    effect = action_effect(action)
+    effect = action_effect(action, trajectory)
     return effect.reason if effect is not None and effect.severity == "destroys" else None

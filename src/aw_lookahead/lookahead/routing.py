@@ -19,12 +19,13 @@ Guarantees:
   redirection (except to ``/dev/null``), substitution, assignment,
   compound command or background job (``tee``, ``xargs``, ``eval``, ``sh
   -c`` are not on the list). Keystroke actions with control keys other
-  than Enter are never read-only.
+  than Enter are never read-only; a line is read as bash will run it
+  (history expansion against the trajectory, an unfinished line carried
+  over), and is read-only only when every reading of it is.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 from ._readonly import is_read_only_command
+from .keystrokes.reader import KEY_NAME, LineEditor, Reduced, replay
 
 __all__ = [
     "RiskRouter",
@@ -129,71 +131,80 @@ def declared_annotations(tool: Any) -> dict[str, bool] | None:
 
 
 _RUN_KEYS = frozenset({"Enter", "C-m", "C-j", "KPEnter"})
-_LINE_END_KEYS = frozenset({"C-c", "C-d", "C-u", "C-z", "C-\\"})
-_KEY_NAME = re.compile(
-    r"(?:[CMS]-\S+|\^[A-Za-z]|Escape|Tab|BTab|BSpace|Space|Up|Down|Left|Right|Home|End"
-    r"|PageUp|PageDown|PgUp|PgDn|NPage|PPage|Insert|Delete|IC|DC|F\d{1,2}|KPEnter|Enter)"
+# (history expansion on, history ignoring lines that start with a blank, Debian's
+# /etc/inputrc read): the settings an interactive bash may run with; a line is judged
+# under each, so the worst reading counts.
+_SHELL_SETTINGS = (
+    (True, False, True),
+    (True, True, True),
+    (False, False, True),
+    (True, False, False),
 )
 
 
 @dataclass(frozen=True)
 class TypedText:
-    """What a terminal action types: ``text`` (keys that end a line read as newlines) and
-    ``edited_keys``: keys that edit or recall the line (``Tab``, ``Up``, ``C-r``...) before
-    a key that runs it, so the command that runs is not the text alone."""
+    """What a terminal action runs, read as bash's readline reads the keys.
+
+    ``text``: the lines it runs (after editing keys and history expansion), the lines it
+    abandons with ``C-c`` and the line it leaves unfinished, one per line; ``variants``:
+    the same under every setting bash may run with (``text`` is the first); and
+    ``edited_keys``: why the keys cannot be read as lines (``Tab`` completion, ``C-r``,
+    history beyond what the trajectory shows...), empty when they can.
+    """
 
     text: str
     edited_keys: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
 
 
-def typed_text(action: Action) -> TypedText | None:
-    """The text of a terminal action, whatever control keys it holds; ``None`` for other actions.
-
-    Enter-like keys (``Enter``, ``C-m``, ``C-j``, ``KPEnter``) and keys that end or drop the
-    line (``C-c``, ``C-d``, ``C-u``) read as newlines, so the text typed before them is
-    judged too; ``C-l`` and ``Space`` read as themselves; any other key is an edit.
-    """
-    if isinstance(action, str):
-        return TypedText(action)
-    items: Sequence[Any]
-    if isinstance(action, Mapping):
-        if isinstance(action.get("command"), str):
-            return TypedText(str(action["command"]))
-        items = [action]
-    else:
-        items = action
-    parts: list[str] = []
-    edits: list[str] = []
-    pending: list[str] = []
-    for item in items:
-        keys = item.get("keystrokes") if isinstance(item, Mapping) else None
-        if not isinstance(keys, str):
+def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
+    out: list[Reduced] = []
+    for expand, ignore_space, inputrc in _SHELL_SETTINGS:
+        editor = LineEditor(expand=expand, ignore_space=ignore_space, inputrc=inputrc)
+        for earlier in history:
+            replay(editor, earlier)
+        editor.start()
+        if isinstance(action, str) or (
+            isinstance(action, Mapping) and isinstance(action.get("command"), str)
+        ):
+            text = action if isinstance(action, str) else str(action["command"])
+            editor.feed(text if text.endswith("\n") else text + "\n")
+        elif not replay(editor, action):
             return None
-        name = keys.strip() if _KEY_NAME.fullmatch(keys.strip()) else None
-        if name is None:
-            parts.append(keys)
-            if "\n" in keys:
-                edits += pending
-                pending = []
-        elif name in _RUN_KEYS:
-            parts.append("\n")
-            edits += pending
-            pending = []
-        elif name in _LINE_END_KEYS:
-            parts.append("\n")
-            pending = []
-        elif name == "Space":
-            parts.append(" ")
-        elif name not in ("C-l",):
-            pending.append(name)
-    return TypedText("".join(parts), tuple(dict.fromkeys(edits)))
+        out.append(editor.result())
+    return out
+
+
+def typed_text(action: Action, history: Sequence[Action] = ()) -> TypedText | None:
+    """What a terminal action runs, as bash reads it; ``None`` for other actions.
+
+    ``history``: the earlier actions of the trajectory (what ``!!``, ``Up``, ``fc -s``
+    recall, and the unfinished line the action continues). Keystrokes are replayed with
+    readline's bindings (:mod:`.keystrokes.reader`); plain command text is also judged as it
+    is, so its ``variants`` hold the text itself first.
+    """
+    reduced = _replays(action, history)
+    if reduced is None:
+        return None
+    plain = isinstance(action, str) or (
+        isinstance(action, Mapping) and isinstance(action.get("command"), str)
+    )
+    texts: list[str] = []
+    if isinstance(action, str):
+        texts.append(action)
+    elif plain and isinstance(action, Mapping):
+        texts.append(str(action["command"]))
+    texts += [text for r in reduced for text in r.texts()]
+    unknown = tuple(dict.fromkeys(r.unknown for r in reduced if r.unknown is not None))
+    variants = tuple(dict.fromkeys(texts))
+    return TypedText(variants[0] if variants else "", unknown, variants)
 
 
 def terminal_command_text(action: Action) -> str | None:
-    """The shell text an action types: keystroke lists joined, plain text as is.
+    """The shell text an action runs: keystrokes read as bash reads them, plain text as is.
 
-    Keys that run or end a line read as newlines (see :func:`typed_text`); ``None`` when
-    the action is not a terminal action.
+    ``None`` when the action is not a terminal action (see :func:`typed_text`).
     """
     typed = typed_text(action)
     return typed.text if typed is not None else None
@@ -206,8 +217,13 @@ def _has_control_keys(action: Action) -> bool:
     return any(
         isinstance(item, Mapping)
         and isinstance(item.get("keystrokes"), str)
-        and _KEY_NAME.fullmatch(item["keystrokes"].strip()) is not None
-        and item["keystrokes"].strip() not in _RUN_KEYS
+        and (
+            (
+                KEY_NAME.fullmatch(item["keystrokes"].strip()) is not None
+                and item["keystrokes"].strip() not in _RUN_KEYS
+            )
+            or any((c < " " and c not in "\r\n") or c == "\x7f" for c in item["keystrokes"])
+        )
         for item in items
     )
 
@@ -268,13 +284,16 @@ class RiskRouter:
         if trajectory.domain in self.read_only_domains:
             return Route(read_only=True, reason=f"{trajectory.domain.value} actions only query")
         if trajectory.domain in (Domain.TERMINAL, Domain.SWE) or not isinstance(action, str):
-            typed = typed_text(action)
+            typed = typed_text(action, [t.action for t in trajectory.turns])
             if typed is None or typed.edited_keys or _has_control_keys(action):
                 return Route(
                     read_only=False,
                     reason="not plain terminal text (control keys or an unknown action shape)",
                 )
-            read_only, why = is_read_only_command(typed.text)
+            for text in typed.variants or (typed.text,):
+                read_only, why = is_read_only_command(text)
+                if not read_only:
+                    break
             return Route(read_only=read_only, reason=why)
         return Route(
             read_only=False, reason=f"no read-only rule for {trajectory.domain.value} actions"

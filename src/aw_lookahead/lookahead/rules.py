@@ -239,7 +239,7 @@ class RuleJudge:
             )
         if trajectory.domain not in _SHELL_DOMAINS:
             return None
-        why = destructive_command(action)
+        why = destructive_command(action, trajectory)
         if why is None:
             return None
         return Signal(

@@ -140,7 +140,7 @@ def action_hazard(router: RiskRouter, trajectory: Trajectory, action: Action) ->
         why = risk.reason
         signal = "risk.destructive_tool" if risk.kind == "destroys" else "risk.mcp_destructive_hint"
     else:
-        effect = action_effect(action)
+        effect = action_effect(action, trajectory)
         if effect is None:
             return None
         why = effect.reason

@@ -8,7 +8,12 @@ spelled. Wrappers are followed into what they run: ``sh -c``/``bash -c``,
 ``flock``/``ssh``/``su -c``/``docker exec``/``kubectl exec``, ``find -exec``,
 ``trap`` and ``alias`` bodies, function bodies (called or not), command and
 process substitutions. Interpreter one-liners are read as code
-(:mod:`._code_effects`).
+(:mod:`._code_effects`). What runs code the parser cannot see is not harmless
+(:mod:`.indirect`): runners, editors, settings and variables that name a
+program are judged by the code they run when the text shows it and are
+possibly destructive when it does not, and a program no table knows is read
+by behaviour (another program's argv or shell text among its arguments,
+deleting verbs and options, HTTP methods, SQL).
 
 Two severities (:class:`Effect`):
 
@@ -42,12 +47,27 @@ is the world model's to predict.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import re
 
-from ._code_effects import awk_effects, code_effects, sql_effects
 from ._git_effects import git_effects
 from ._infra_effects import INFRA_PROGRAMS
 from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
+from .indirect.editors import EDITORS
+from .indirect.interpreters import (
+    AWKS,
+    CODE_FLAGS,
+    DB_CLIENTS,
+    EVALUATORS,
+    PYTHONS,
+    STDIN_FILES,
+    awk,
+    database,
+    evaluator,
+    interpreter,
+    stdin_code,
+)
+from .indirect.runners import RUNNERS
+from .indirect.unknown import INERT, assignment_effects, assignments_in, unknown_effects
 from .shell_parse import DYN, PROC, Command, parse_script, shell_quote_dyn
 
 __all__ = ["MAX_TEXT", "Effect", "Severity", "shell_effects", "worst_effect"]
@@ -57,27 +77,8 @@ MAX_TEXT = 256 * 1024
 _MAX_DEPTH = 8
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash"})
-_PYTHONS = ("python", "pypy")
-_CODE_FLAGS = frozenset({"perl", "ruby", "node", "nodejs", "php"})
-_DB_CLIENTS = frozenset(
-    {
-        "sqlite3",
-        "psql",
-        "mysql",
-        "mariadb",
-        "clickhouse-client",
-        "clickhouse",
-        "cqlsh",
-        "influx",
-        "duckdb",
-        "sqlcmd",
-        "redis-cli",
-        "mongo",
-        "mongosh",
-    }
-)
 _NULL_OUTPUT = frozenset({":", "true", "false", "exec"})
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 # wrapper -> (short options taking a value, long options taking a value)
 _WRAPPERS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -111,10 +112,21 @@ class _Judge:
         self.depth = depth
         self.command = command or Command(words=[])
 
+    @property
+    def stdin(self) -> tuple[str | None, bool]:
+        """What the command reads on stdin when the text shows it, and whether it reads
+        input the text does not show."""
+        return self.command.stdin, self.command.stdin_unknown
+
     def code(self, text: str) -> list[Effect]:
         if self.depth >= _MAX_DEPTH:
             return [Effect("destroys", "the command nests shells too deeply to read")]
         return _text_effects(shell_quote_dyn(text), self.depth + 1)
+
+    def guess(self, text: str) -> list[Effect]:
+        if self.depth >= _MAX_DEPTH:
+            return [Effect("destroys", "the command nests shells too deeply to read")]
+        return _text_effects(shell_quote_dyn(text), self.depth + 1, lenient=True)
 
     def argv(self, words: list[str]) -> list[Effect]:
         if self.depth >= _MAX_DEPTH:
@@ -186,74 +198,13 @@ def _shell(args: list[str], j: _Judge) -> list[Effect]:
     rest = args[i:]
     if code_next:
         return j.code(rest[0]) if rest else []
+    if rest and rest[0] in STDIN_FILES:
+        return stdin_code(j, "shell", j.code)
     if rest and not (len(rest) == 1 and rest[0] == "-s"):
         if PROC in rest[0] or rest[0] == DYN:
             return [Effect("destroys", "the shell runs a script the text does not show")]
         return []
-    return _stdin_code(j, "shell", j.code)
-
-
-def _stdin_code(j: _Judge, what: str, judge: Callable[[str], list[Effect]]) -> list[Effect]:
-    if j.command.stdin is not None:
-        return judge(j.command.stdin)
-    if j.command.stdin_unknown:
-        return [Effect("destroys", f"the {what} runs code from input the text does not show")]
-    return []
-
-
-# language -> (letters whose value is code, letters taking a value, letters with an
-# optional value attached to the cluster)
-_OPTIONS = {
-    "python": ("c", "WXQm", ""),
-    "perl": ("eE", "MmIx", "il0"),
-    "ruby": ("e", "rICEx", "iK"),
-    "node": ("ep", "r", ""),
-    "php": ("r", "dcz", ""),
-}
-
-
-def _interpreter(base: str, args: list[str], j: _Judge) -> list[Effect]:
-    language = "python" if base.startswith(_PYTHONS) else "node" if base == "nodejs" else base
-    code_letters, value_letters, optional = _OPTIONS[language]
-    codes: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        nxt = args[i + 1] if i + 1 < len(args) else ""
-        i += 1
-        if a.startswith("--"):
-            name, _, value = a.partition("=")
-            if name in ("--eval", "--print"):
-                codes.append(value if "=" in a else nxt)
-                i += 0 if "=" in a else 1
-            continue
-        if a == "-" or not a.startswith("-"):
-            if not codes and a != "-":
-                return []  # a script file: judged by its name only
-            break
-        for k, ch in enumerate(a[1:], 1):
-            rest = a[k + 1 :]
-            if ch in code_letters:
-                codes.append(rest or nxt)
-                i += 0 if rest else 1
-                break
-            if ch in value_letters:
-                if language == "python" and ch == "m":
-                    return []  # a module: judged by its name only
-                i += 0 if rest else 1
-                break
-            if ch in optional:
-                break
-    if codes:
-        return [e for code in codes for e in code_effects(language, code, j)]
-    return _stdin_code(j, f"{language} interpreter", lambda text: code_effects(language, text, j))
-
-
-def _awk(args: list[str], j: _Judge) -> list[Effect]:
-    if any(a == "-f" or a.startswith("--file") for a in args):
-        return []
-    ops = operands(args, "Fvfi", ("--field-separator", "--assign", "--include"))
-    return awk_effects(ops[0], j) if ops else []
+    return stdin_code(j, "shell", j.code)
 
 
 def _inline(base: str, args: list[str], j: _Judge) -> list[Effect] | None:
@@ -281,6 +232,8 @@ def _inline(base: str, args: list[str], j: _Judge) -> list[Effect] | None:
         rest = operands(args, "BbcDEeFIiJLlmOoPpQRSWw", ())
         return j.code(" ".join(rest[1:])) if len(rest) > 1 else []
     if base in ("source", "."):
+        if args and args[0] in STDIN_FILES:
+            return stdin_code(j, base, j.code)
         if args and PROC in args[0]:
             return [Effect("destroys", f"{base} runs code the text does not show")]
         return []
@@ -304,9 +257,13 @@ def _words(command: Command, j: _Judge) -> list[Effect]:
         return inline
     if base == "command" and any(a in ("-v", "-V") for a in args[:2]):
         return []
+    if base in _DECLARE:
+        return assignment_effects(assignments_in(args, raw=True), j)
     if base in _WRAPPERS or base == "command":
         short, long = _WRAPPERS.get(base, ("", ()))
-        return j.argv(_skip(args, short, long, 0))
+        inner = _skip(args, short, long, 0)
+        before = args[: len(args) - len(inner)]
+        return assignment_effects(assignments_in(before), j) + j.argv(inner)
     if base in _SKIP_ONE:
         short, long = _SKIP_ONE[base]
         return j.argv(_skip(args, short, long, 1))
@@ -323,26 +280,54 @@ def _words(command: Command, j: _Judge) -> list[Effect]:
         return j.code(" ".join([*inner[:cut], DYN])) if inner[:cut] else []
     if base in _SHELLS:
         return _shell(args, j)
-    if base.startswith(_PYTHONS) or base in _CODE_FLAGS:
-        return _interpreter(base, args, j)
-    if base in _AWKS:
-        return _awk(args, j)
-    if base in _DB_CLIENTS:
-        texts = [*args, *([command.stdin] if command.stdin else [])]
-        return sql_effects(base, texts)
+    if base.startswith(PYTHONS) or base in CODE_FLAGS:
+        return interpreter(base, args, j)
+    if base in AWKS:
+        return awk(args, j)
+    if base in DB_CLIENTS:
+        return database(base, args, command.stdin, command.stdin_unknown)
+    if base in EVALUATORS or re.sub(r"[\d.]+$", "", base) in EVALUATORS:
+        return evaluator(re.sub(r"[\d.]+$", "", base) if base not in EVALUATORS else base, args, j)
     if base == "git":
         return git_effects(args, j)
-    rule = PROGRAMS.get(base) or INFRA_PROGRAMS.get(base)
-    return rule(args, j) if rule is not None else []
+    rule = PROGRAMS.get(base) or INFRA_PROGRAMS.get(base) or RUNNERS.get(base)
+    rule = rule or EDITORS.get(base)
+    if rule is not None:
+        return rule(args, j)
+    if base in INERT:
+        return []
+    return unknown_effects(base, args, j, _is_known)
 
 
-def _text_effects(text: str, depth: int) -> list[Effect]:
+def _is_known(name: str) -> bool:
+    """Is ``name`` a program whose argv the effect rules read (so a wrapper's tail is judged)?"""
+    return (
+        name in PROGRAMS
+        or name in INFRA_PROGRAMS
+        or name in RUNNERS
+        or name in EDITORS
+        or name in _SHELLS
+        or name in _WRAPPERS
+        or name in _SKIP_ONE
+        or name in DB_CLIENTS
+        or name in EVALUATORS
+        or name in CODE_FLAGS
+        or name in AWKS
+        or name.startswith(PYTHONS)
+        or name.startswith("mkfs")
+        or name in ("git", "eval", "xargs", "parallel", "su", "ssh", "watch", "flock", "script")
+        or name in ("source", ".", "trap", "nix-shell", "npx", "bunx", "pnpx")
+    )
+
+
+def _text_effects(text: str, depth: int, *, lenient: bool = False) -> list[Effect]:
     if len(text) > MAX_TEXT:
         return [Effect("destroys", f"the command is too long to read ({len(text)} characters)")]
     script = parse_script(text)
     out: list[Effect] = []
-    if script.problems:
+    if script.problems and not lenient:
         out.append(Effect("destroys", f"the shell text does not parse ({script.problems[0]})"))
+    out += assignment_effects(assignments_in(script.assignments, raw=True), _Judge(depth))
     for command in script.commands:
         out += _redirect_effects(command)
         out += _words(command, _Judge(depth, command))

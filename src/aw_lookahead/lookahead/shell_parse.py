@@ -29,11 +29,12 @@ tokens, a reserved word where a command should be). Parsing never raises.
 
 from __future__ import annotations
 
-import codecs
 import re
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from .shell_words import DYN, PROC, ansi_c, node_text, shell_quote_dyn, word_value
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -49,11 +50,6 @@ __all__ = [
     "program_names",
     "shell_quote_dyn",
 ]
-
-DYN = "\x00"
-"""Stands for a part of a word that expands at run time."""
-PROC = "\x01"
-"""Stands for a process substitution (``<(...)``, ``>(...)``)."""
 
 _RESERVED = frozenset(
     {"then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "{", "!", "[[", "]]"}
@@ -110,6 +106,8 @@ class Script:
     background: bool = False
     compound: bool = False
     functions: set[str] = field(default_factory=set)
+    assignments: list[str] = field(default_factory=list)
+    """Every ``NAME=value`` anywhere in the text (raw), those alone on a line included."""
 
 
 def _parser() -> Parser:
@@ -124,60 +122,13 @@ def _parser() -> Parser:
     return parser
 
 
-def _text(node: Node) -> str:
-    raw = node.text
-    return raw.decode("utf-8", "replace") if raw is not None else ""
-
-
-_UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
-_DQ_UNESCAPE = re.compile(r"\\([\\\"$`\n])")
-
-
-def _ansi_c(body: str) -> str:
-    try:
-        return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
-    except (UnicodeDecodeError, ValueError):
-        return body
-
-
-def _word(node: Node) -> str:
-    """The static value of a word node (quotes removed, expansions as DYN/PROC)."""
-    kind = node.type
-    if kind == "word":
-        return _UNESCAPE.sub(r"\1", _text(node))
-    if kind in ("raw_string", "number", "variable_name", "special_variable_name"):
-        text = _text(node)
-        return text[1:-1] if kind == "raw_string" and len(text) >= 2 else text
-    if kind == "ansi_c_string":
-        return _ansi_c(_text(node)[2:-1])
-    if kind in ("string", "translated_string"):
-        out = []
-        for child in node.children:
-            if child.type == "string_content":
-                out.append(_DQ_UNESCAPE.sub(r"\1", _text(child)))
-            elif child.type not in ('"', "$"):
-                out.append(_word(child))
-        return "".join(out)
-    if kind == "concatenation":
-        return "".join(_word(c) for c in node.children)
-    if kind == "process_substitution":
-        return PROC
-    if kind in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
-        return DYN
-    return _text(node)
-
-
-def shell_quote_dyn(text: str) -> str:
-    """Shell text for re-parsing a word's value: DYN/PROC become an expansion again."""
-    return text.replace(DYN, "${__aw_dyn}").replace(PROC, "${__aw_dyn}")
-
-
 class _Walker:
     def __init__(self, script: Script) -> None:
         self.script = script
         self.depth = 0
         self.too_deep = False
         self.guard = 0
+        self.piped: list[Node] = []  # commands a heredoc's owner pipes into (`cat <<E | sh`)
 
     def visit(self, node: Node, inherited: tuple[Redirect, ...] = ()) -> None:
         self.depth += 1
@@ -199,7 +150,7 @@ class _Walker:
                 self.script.problems.append(f"more than {MAX_COMMANDS} commands to read")
             return
         if node.is_error or node.is_missing:
-            self.script.problems.append(f"cannot parse {_text(node)[:60]!r}")
+            self.script.problems.append(f"cannot parse {node_text(node)[:60]!r}")
         if kind in ("command_substitution", "process_substitution"):
             self.script.substitutions += 1
         if kind == "redirected_statement":
@@ -224,11 +175,12 @@ class _Walker:
         if kind == "function_definition":
             name = node.child_by_field_name("name")
             if name is not None:
-                self.script.functions.add(_text(name))
+                self.script.functions.add(node_text(name))
         if kind == "variable_assignment":
             self.script.assigns = True
+            self.script.assignments.append(node_text(node))
         if kind in ("declaration_command", "unset_command"):
-            words = [_text(c) if not c.is_named else _word(c) for c in node.children]
+            words = [node_text(c) if not c.is_named else word_value(c) for c in node.children]
             self.script.commands.append(
                 Command(words=words, redirects=list(inherited), guarded=self.guard > 0)
             )
@@ -255,18 +207,26 @@ class _Walker:
         fd: str | None = None
         op = ""
         target = ""
+        previous = ""
         for child in node.children:
-            if child.type == "file_descriptor":
-                fd = _text(child)
+            after, previous = previous, child.type
+            first = child.children[0].type if child.children else ""
+            if node.type == "heredoc_redirect" and (
+                (after in ("|", "|&") and child.is_named)
+                or (child.type == "pipeline" and first in ("|", "|&"))
+            ):
+                self.piped.append(child)  # visited once the heredoc's owner is recorded
+            elif child.type == "file_descriptor":
+                fd = node_text(child)
             elif not child.is_named and not op:
                 op = child.type
             elif child.type == "heredoc_body":
-                target = _text(child)
+                target = node_text(child)
                 self.visit(child)
             elif child.type in ("heredoc_start", "heredoc_end"):
                 continue
             elif child.is_named and not target:
-                target = _word(child)
+                target = word_value(child)
                 self.visit(child)
         return Redirect(op=op, target=target, fd=fd)
 
@@ -293,8 +253,24 @@ class _Walker:
                 if command.offset >= last:
                     command.redirects.extend(files)
                     command.stdin_unknown |= any(r.op == "<" for r in files)
+            if len(self.script.commands) > start:
+                self._flush_pipes(self.script.commands[-1])
             return
+        before = len(self.script.commands)
         self.visit(body, (*inherited, *own))
+        if len(self.script.commands) > before:
+            self._flush_pipes(self.script.commands[-1])
+
+    def _flush_pipes(self, producer: Command) -> None:
+        """Visit what a heredoc's owner pipes into, fed with its literal output."""
+        pipes, self.piped = self.piped, []
+        for node in pipes:
+            start = len(self.script.commands)
+            self.visit(node)
+            new = self.script.commands[start:]
+            if new and new[0].stdin is None and not new[0].stdin_unknown:
+                literal = _literal_output(producer)
+                new[0].stdin, new[0].stdin_unknown = literal, literal is None
 
     def _pipeline(self, node: Node, inherited: tuple[Redirect, ...]) -> None:
         stages = [c for c in node.children if c.is_named]
@@ -320,13 +296,13 @@ class _Walker:
         for i, child in enumerate(node.children):
             field_name = node.field_name_for_child(i)
             if child.type == "variable_assignment":
-                assignments.append(_text(child))
+                assignments.append(node_text(child))
                 self.visit(child)
             elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 own.append(self._redirect(child))
             elif child.type == "command_name" or field_name in ("name", "argument"):
                 inner = child.children[0] if child.type == "command_name" else child
-                words.append(_word(inner))
+                words.append(word_value(inner))
                 self.visit(inner)
             elif child.is_named:
                 self.visit(child)
@@ -348,6 +324,8 @@ class _Walker:
                 command.stdin_unknown = True
         command.peers = tuple(words)
         self.script.commands.append(command)
+        if self.piped:
+            self._flush_pipes(command)
 
 
 def _literal_output(command: Command) -> str | None:
@@ -356,9 +334,26 @@ def _literal_output(command: Command) -> str | None:
         return None
     name, args = command.words[0], command.words[1:]
     if name == "echo":
-        return " ".join(a for a in args if a not in ("-n", "-e", "-E")) + "\n"
+        flags = ""
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            flags, args = flags + args[0][1:], args[1:]
+        text = " ".join(args)
+        if flags.rfind("e") > flags.rfind("E"):
+            text = ansi_c(re.sub(r"\\0([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), text))
+        return text + ("" if "n" in flags else "\n")
     if name == "printf" and args:
-        return _ansi_c(args[0]) + " ".join(args[1:])
+        fmt, values = ansi_c(args[0]), args[1:]
+        specs = len(re.findall(r"%[-+ #0-9.]*[sbdqc]", fmt))
+        if not specs:
+            return fmt + " ".join(values)
+        out = []
+        while True:
+            chunk, values = values[:specs], values[specs:]
+            pieces = re.split(r"%[-+ #0-9.]*[sbdqc]", fmt)
+            fill = [*chunk, *[""] * (specs - len(chunk))]
+            out.append("".join(p + (fill[k] if k < specs else "") for k, p in enumerate(pieces)))
+            if not values:
+                return "".join(out)
     if name == "cat" and not args and command.stdin is not None:
         return command.stdin
     return None
