@@ -188,6 +188,8 @@ DESTRUCTIVE: list[Call] = [
     ("query", {"q": "UPDATE users SET active = 0"}),
     ("query", {"q": "UPDATE users SET email = NULL WHERE id = 3"}),
     ("query", {"q": "/*!50000 DROP */ TABLE users"}),
+    ("query", {"q": "SELECT 1 # 1; DROP TABLE users"}),  # PostgreSQL: '#' is no comment
+    ("query", {"q": "SELECT 'a\\'; DROP TABLE users; --'"}),
     ("query", {"q": "WITH d AS (DELETE FROM users RETURNING *) SELECT count(*) FROM d"}),
     ("query", {"q": "EXPLAIN ANALYZE DELETE FROM sessions"}),
     ("query", {"q": "EXEC('DROP TABLE users')"}),
@@ -268,6 +270,8 @@ HARMLESS: list[Call] = [
     ("get_records", {"mode": "summary"}),
     ("get_records", {"options": {"include_deleted": True, "sort": "deleted_at"}}),
     ("get_records", {"options": {"remove_duplicates": True}}),
+    ("get_records", {"options": {"clean_output": True, "dry_run": True, "skip_delete": True}}),
+    ("get_records", {"mode": "remove_duplicates"}),
     ("get_records", {"fields": ["delete", "id"]}),
     ("get_records", {"args": ["--limit", "5"]}),
     ("get_records", {"filter": {"status": "deleted", "note": "drop table"}}),

@@ -122,3 +122,47 @@ async def test_proxy_gate_with_the_model_down_forwards_only_the_harmless(
         f"{len(refused)} of {len(HARMLESS)} harmless calls refused: {refused}"
     )
     assert all("could not be checked" in errors[_label(c)] for c in DESTRUCTIVE)
+
+
+@pytest.mark.parametrize(
+    ("description", "kind"),
+    [
+        ("Returns the status and deletes all cached records.", "destroys"),
+        ("Returns the status. It never fails, and deletes all cached records.", "destroys"),
+        ("Messages will be permanently removed once read.", "destroys"),
+        ("Shows the log, then truncates the log table.", "destroys"),
+        ("Describes the store. This action cannot be undone.", "destroys"),
+        ("Returns the status. It never deletes or modifies anything.", "read_only"),
+        ("Shows files that were removed from the workspace.", "read_only"),
+        ("Reads a file. To remove it, use delete_file.", "read_only"),
+        ("Returns the quota and when it resets; long lines are truncated.", "read_only"),
+        ("A non-destructive read of the table.", "read_only"),
+    ],
+)
+def test_the_whole_description_is_read_clause_by_clause(description: str, kind: str) -> None:
+    tool = {"name": "get_status", "description": description, "inputSchema": {}}
+    assert tool_risk(tool, "get_status", {}).kind == kind
+
+
+def test_what_cannot_be_read_may_write() -> None:
+    """An argument too long or too deep to read, or a description too long, is not read-only."""
+    tool = {"name": "search", "description": "Searches.", "inputSchema": {}}
+    assert tool_risk(tool, "search", {"query": "a" * 300_000}).kind == "unknown"
+    deep: dict[str, object] = {"q": "x"}
+    for _ in range(40):
+        deep = {"n": deep}
+    assert tool_risk(tool, "search", deep).kind == "unknown"
+    long = {**tool, "description": "Searches. " * 10_000}
+    assert tool_risk(long, "search", {"query": "x"}).kind == "destroys"
+    assert tool_risk(tool, "search", {"query": "a" * 1000}).kind == "read_only"
+
+
+def test_router_never_skips_a_tool_that_says_it_is_destructive() -> None:
+    from aw_lookahead.lookahead.routing import RiskRouter
+
+    both = {"name": "peek", "annotations": {"readOnlyHint": True, "destructiveHint": True}}
+    plain = {"name": "read", "annotations": {"readOnlyHint": True}}
+    trajectory = Trajectory(domain="mcp", tools=[both, plain])
+    router = RiskRouter()
+    assert not router.route(trajectory, {"name": "peek", "arguments": {}}).read_only
+    assert router.route(trajectory, {"name": "read", "arguments": {}}).read_only

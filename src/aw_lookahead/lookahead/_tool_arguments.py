@@ -24,6 +24,9 @@ in its own right:
   ``X-HTTP-Method-Override: DELETE`` under a header key; ``_method=DELETE`` in a
   URL's query; a raw request line ``DELETE /x HTTP/1.1``. ``DELETE`` and
   ``PURGE`` destroy, other methods than ``GET``/``HEAD``/``OPTIONS`` write.
+A string longer than :data:`.shell_effects.MAX_TEXT` or a value nested deeper than
+32 levels is not read: it may write.
+
 * **commands**: a string under a shell key (``command``, ``cmd``, ``script``...)
   and an argv-like array (``argv``, ``command``, ``args``..., or ``program`` +
   ``args``) judged as shell text by :func:`.shell_effects.worst_effect`.
@@ -37,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from .shell_effects import worst_effect
+from .shell_effects import MAX_TEXT, worst_effect
 
 __all__ = ["DELETE_VERBS", "argument_effects", "verb_tokens"]
 
@@ -60,7 +63,6 @@ DELETE_VERBS = frozenset(
         "nuke",
         "obliterate",
         "cleanup",
-        "clean",
         "prune",
         "discard",
     }
@@ -68,7 +70,8 @@ DELETE_VERBS = frozenset(
 _WRITE_ACTIONS = frozenset(
     {"write", "create", "update", "set", "put", "post", "patch", "edit", "insert", "upsert",
      "replace", "overwrite", "truncate", "reset", "clear", "flush", "move", "rename", "kill",
-     "terminate", "exec", "execute", "run", "save", "modify", "merge", "apply", "upload"}
+     "terminate", "exec", "execute", "run", "save", "modify", "merge", "apply", "upload",
+     "clean"}
 )  # fmt: skip
 # What a "remove"/"drop" of these objects loses is not the caller's data.
 _HARMLESS_OBJECTS = frozenset(
@@ -151,22 +154,28 @@ _SQL_WRITES = re.compile(
     + r"|COPY\s+\S+\s+FROM\b|LOCK\s+TABLES?\b)",
     re.IGNORECASE,
 )
+# Every statement above holds one of these words: text without any is not read further.
+_SQL_WORDS = re.compile(
+    r"drop|delet|truncat|alter|update|merge|flush|insert|replac|upsert|creat|grant|revok"
+    r"|renam|copy|lock|db\s*\.",
+    re.IGNORECASE,
+)
 _EXEC_LITERAL = re.compile(
     r"\b(?:EXEC(?:UTE)?(?:\s+IMMEDIATE)?|sp_executesql)\s*\(?\s*N?'((?:[^']|'')*)'", re.I
 )
 _LITERAL = re.compile(r"'(?:[^']|'')*'")
+_LITERAL_BACKSLASH = re.compile(r"'(?:[^'\\]|\\.|'')*'", re.S)
 _VERSIONED = re.compile(r"/\*!\d*(.*?)\*/", re.S)
 _COMMENT = re.compile(r"/\*.*?\*/|--[^\n]*|#[^\n]*", re.S)
+_COMMENT_NO_HASH = re.compile(r"/\*.*?\*/|--[^\n]*", re.S)
 
 
-def _sql_effect(text: str, depth: int = 0) -> tuple[str, str] | None:
-    """``("destroys"|"writes", why)`` for SQL statements in ``text``, or ``None``."""
-    code = _COMMENT.sub(" ", _VERSIONED.sub(r" \1 ", text))
+def _sql_variant(code: str, literal: re.Pattern[str], depth: int) -> tuple[str, str] | None:
     for m in _EXEC_LITERAL.finditer(code):
         inner = _sql_effect(m.group(1).replace("''", "'"), depth + 1) if depth < 4 else None
         if inner is not None and inner[0] == "destroys":
             return inner
-    code = _LITERAL.sub("''", code)
+    code = literal.sub("''", code)
     if hit := _SQL_DESTROYS.search(code):
         statement = " ".join(hit.group(0).strip(" \t\n;($").split()[:3])
         return "destroys", f"the SQL {statement!r}... destroys data"
@@ -181,6 +190,28 @@ def _sql_effect(text: str, depth: int = 0) -> tuple[str, str] | None:
     if _SQL_UPDATE.search(code) or _SQL_WRITES.search(code):
         return "writes", "SQL that writes"
     return None
+
+
+def _sql_effect(text: str, depth: int = 0) -> tuple[str, str] | None:
+    """``("destroys"|"writes", why)`` for SQL statements in ``text``, or ``None``.
+
+    Dialects disagree on ``#`` (a comment in MySQL, an operator in PostgreSQL) and on
+    backslashes in literals, so the text is read every way; the worst reading counts.
+    """
+    if not _SQL_WORDS.search(text):
+        return None
+    code = _VERSIONED.sub(r" \1 ", text)
+    found: tuple[str, str] | None = None
+    readings = {comment.sub(" ", code) for comment in (_COMMENT, _COMMENT_NO_HASH)}
+    for reading in readings:
+        for literal in (_LITERAL, _LITERAL_BACKSLASH):
+            effect = _sql_variant(reading, literal, depth)
+            if effect is not None and effect[0] == "destroys":
+                return effect
+            found = found or effect
+            if "\\" not in reading:
+                break  # both literal rules read it alike
+    return found
 
 
 # ----------------------------------------------------------------------------- HTTP
@@ -271,6 +302,9 @@ def _argv(found: _Findings, where: str, key: str, items: list[Any], program: Any
 
 
 def _string(found: _Findings, where: str, key: str, value: str) -> None:
+    if len(value) > MAX_TEXT:
+        found.write(where, f"is too long to read ({len(value)} characters)")
+        return
     if key in _SHELL_KEYS:
         _shell(found, where, value, runs=True)
     if key in _METHOD_KEYS:

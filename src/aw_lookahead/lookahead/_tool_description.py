@@ -14,7 +14,8 @@ not ``were deleted``, which describes what a reading tool lists); ``drops`` and
 ``truncates`` only with a table-like object (``truncates the log table``, not
 "the output is truncated"); "performs/triggers/schedules ... deletion";
 "cannot be undone", "irreversible", "destructive" (not "non-destructive").
-A clause that points at another tool ("to remove it, use delete_item") says
+A description longer than 64 KiB is not read and counts as deleting. A
+sentence that points at another tool ("to remove it, use delete_item") says
 nothing about this one.
 """
 
@@ -24,23 +25,22 @@ import re
 
 __all__ = ["described_deletion"]
 
-_MAX = 16_384  # a description longer than this is read up to here
+_MAX = 65_536  # a longer description is not read: it may say anything
 
 _ACTIVE = (
     r"delet(?:e|es|ing)|remov(?:e|es|ing)|purg(?:e|es|ing)|destroy(?:s|ing)?|wip(?:e|es|ing)"
     r"|eras(?:e|es|ing)|unlink(?:s|ing)?|expung(?:e|es|ing)|shred(?:s|ding)?"
     r"|obliterat(?:e|es|ing)|nuk(?:e|es|ing)|discard(?:s|ing)?|prun(?:e|es|ing)"
     r"|clean(?:s|ing)?\s+up|cleanup|empties|emptying|flush(?:es|ing)|clears|clearing"
-    r"|resets|resetting"
 )
-_OBJECT = (
-    r"(?:table|tables|database|databases|collection|collections|index|indexes|schema|queue"
-    r"|log|logs|records|rows|data|everything|all|cache|entries|files)"
+_OBJECT = (  # what "drops"/"truncates" must name to delete (not "truncates long lines")
+    r"(?:tables?|databases?|collections?|index|indexes|schemas?|queues?|caches?|buckets?"
+    r"|everything)"
 )
 _PASSIVE = (
     r"(?:will|would|shall|is|are|gets?|getting)\s+(?:also\s+|then\s+|all\s+)?(?:be\s+)?"
     r"(?:\w+ly\s+)?(?:deleted|removed|purged|destroyed|wiped|erased|unlinked|expunged"
-    r"|shredded|obliterated|nuked|discarded|pruned|emptied|flushed|cleared|dropped)"
+    r"|shredded|obliterated|nuked|discarded|pruned|emptied)"
 )
 _DELETING = re.compile(
     rf"\b(?:{_ACTIVE})\b"
@@ -68,7 +68,9 @@ _OTHER_TOOL = re.compile(r"\b(?:use|call|see|via)\s+`?[A-Za-z]\w*_\w+", re.IGNOR
 
 def described_deletion(description: str) -> str | None:
     """The words of ``description`` that say the tool deletes data, or ``None``."""
-    for sentence in _SENTENCE.split(description[:_MAX]):
+    if len(description) > _MAX:
+        return f"a description too long to read ({len(description)} characters)"
+    for sentence in _SENTENCE.split(description):
         if _OTHER_TOOL.search(sentence):
             continue
         for clause in _CLAUSE.split(sentence):

@@ -282,7 +282,8 @@ def tool_risk(tool: Any | None, name: str, arguments: Mapping[str, Any]) -> Tool
         return ToolRisk("destroys", f"tool {name!r} is described as {verb}", True)
     if arg_destroys:
         return ToolRisk("destroys", f"tool {name!r}: {arg_destroys}", True)
-    said = described_deletion(description)
+    titles = (_get(tool, "title"), _get(_get(tool, "annotations"), "title"))
+    said = described_deletion(". ".join([*(str(t) for t in titles if t), description]))
     writes_by_name = bool(set(words) & _WRITE_VERBS)
     if said is not None and not writes_by_name:
         return ToolRisk("destroys", f"tool {name!r} says it deletes ({said!r})", True)
