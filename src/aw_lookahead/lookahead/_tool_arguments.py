@@ -5,35 +5,41 @@ an argument whose *name* is an action or a flag, or a value that is a program
 in its own right:
 
 * **deletion flags and actions**: a key named for a deleting verb
-  (``delete``, ``purge``, ``hard_delete``, ``removeAll``...) with a true value;
-  an action-like key (``action``, ``op``, ``operation``, ``mode``, ``method``,
-  ``verb``, ``intent``) whose value starts with a deleting verb
-  (``"delete"``, ``"hard_delete"``, ``"deleteAll"``). ``remove_duplicates``
-  and the like remove nothing the caller would miss.
+  (``delete``, ``purge``, ``hard_delete``, ``deleteAfterRead``...) with a true
+  value; an action-like key (``action``, ``op``, ``operation``, ``mode``,
+  ``method``, ``verb``, ``intent``) whose value names a deleting verb
+  (``"delete"``, ``"bulk_hard_delete"``, ``"deleteAll"``). ``remove_duplicates``
+  and the like remove nothing the caller would miss; ``skip_delete``,
+  ``dry_run``-style words cancel.
 * **SQL** in any string: statements found where a statement starts (the text's
   start, after ``;``, a line break, ``(``, ``BEGIN``, ``$$``, ``EXPLAIN``, or
-  inside ``EXEC('...')``), after comments are removed (``/**/``, ``--``,
-  ``#``; MySQL's ``/*! ... */`` keeps its text, as MySQL runs it) and quoted
-  literals are blanked. Destroying: ``DROP <object>``, ``DELETE FROM``,
+  inside ``EXEC('...')``), after comments are removed (``/**/``, ``--``, and
+  ``#`` both as a comment and not, as dialects differ; MySQL's ``/*! ... */``
+  keeps its text, as MySQL runs it) and quoted literals are blanked (with and
+  without backslash escapes). Destroying: ``DROP <object>``, ``DELETE FROM``,
   ``TRUNCATE``, ``ALTER TABLE ... DROP``, ``UPDATE`` without ``WHERE`` (or
   ``WHERE 1=1``) or setting a column to ``NULL``, ``MERGE ... THEN DELETE``,
   Mongo ``.drop()``/``deleteMany()``, Redis ``FLUSHALL``. Writing: ``INSERT``,
   other ``UPDATE``\\ s, ``CREATE``, ``ALTER``, ``GRANT``...
 * **HTTP methods**: a method-like key (``method``, ``http_method``,
-  ``X-HTTP-Method-Override``, ``_method``...) anywhere; a header line
-  ``X-HTTP-Method-Override: DELETE`` under a header key; ``_method=DELETE`` in a
-  URL's query; a raw request line ``DELETE /x HTTP/1.1``. ``DELETE`` and
-  ``PURGE`` destroy, other methods than ``GET``/``HEAD``/``OPTIONS`` write.
-A string longer than :data:`.shell_effects.MAX_TEXT` or a value nested deeper than
-32 levels is not read: it may write.
+  ``X-HTTP-Method-Override``, ``_method``...) anywhere; a header line or
+  ``[name, value]`` pair ``X-HTTP-Method-Override: DELETE`` under a header key;
+  ``_method=DELETE`` in a URL's query; a raw request line ``DELETE /x
+  HTTP/1.1``. ``DELETE`` and ``PURGE`` destroy, other methods than
+  ``GET``/``HEAD``/``OPTIONS`` write.
+* **commands**: a string under a shell key (``command``, ``cmd``, ``script``,
+  or any key with such a word: ``post_cmd``, ``shell_command``) and an
+  argv-like array (``argv``, ``command``, ``args``..., or ``program``/``path``
+  + ``args``) judged as shell text by :func:`.shell_effects.worst_effect`.
 
-* **commands**: a string under a shell key (``command``, ``cmd``, ``script``...)
-  and an argv-like array (``argv``, ``command``, ``args``..., or ``program`` +
-  ``args``) judged as shell text by :func:`.shell_effects.worst_effect`.
+A string holding JSON (``'{"sql": "DROP TABLE users"}'``) is read as JSON too.
+A string longer than :data:`.shell_effects.MAX_TEXT` or a value nested deeper
+than 32 levels is not read: it may write.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Mapping
@@ -82,7 +88,8 @@ _HARMLESS_OBJECTS = frozenset(
 # A key with one of these words does not ask for deletion (``skip_delete``, ``dry_run``...).
 _NEGATING = frozenset(
     {"no", "not", "skip", "dont", "without", "exclude", "prevent", "avoid", "keep",
-     "preserve", "disable", "dry", "include", "show", "only", "allow", "can", "protect"}
+     "preserve", "disable", "dry", "include", "show", "only", "allow", "can", "protect",
+     "undo", "undelete", "restore", "recover", "preview", "simulate"}
 )  # fmt: skip
 _ACTION_KEYS = frozenset(
     {"action", "op", "operation", "mode", "method", "verb", "intent", "commandtype", "actiontype"}
@@ -97,8 +104,10 @@ _SHELL_KEYS = frozenset(
     {"command", "cmd", "commands", "script", "shell", "bash", "commandline", "cmdline",
      "argv", "exec", "entrypoint", "sh"}
 )  # fmt: skip
+# A key holding one of these words runs what it holds (``shell_command``, ``post_cmd``).
+_SHELL_WORDS = frozenset({"command", "commands", "cmd", "cmds", "script", "shell", "argv"})
 _ARGV_KEYS = _SHELL_KEYS | {"args", "arguments", "cmdargs", "commandargs", "params"}
-_PROGRAM_KEYS = ("program", "executable", "cmd", "command", "bin", "binary", "exe")
+_PROGRAM_KEYS = ("program", "executable", "cmd", "command", "bin", "binary", "exe", "path", "file")
 _WRITE_FLAGS = frozenset({"force", "overwrite", "recursive", "cascade"})
 _FALSY = frozenset({"", "false", "no", "0", "off", "none", "null", "n", "f", "never"})
 _MAX_DEPTH = 32
@@ -301,10 +310,17 @@ def _argv(found: _Findings, where: str, key: str, items: list[Any], program: Any
         _shell(found, where, "\n".join(items), runs=True)  # a list of command lines
 
 
-def _string(found: _Findings, where: str, key: str, value: str) -> None:
+def _string(found: _Findings, where: str, key: str, value: str, depth: int) -> None:
     if len(value) > MAX_TEXT:
         found.write(where, f"is too long to read ({len(value)} characters)")
         return
+    if value.lstrip()[:1] in ("{", "["):  # JSON text inside a string is read as JSON too
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict | list):
+            _walk(found, parsed, where, key, depth + 1)
     if key in _SHELL_KEYS:
         _shell(found, where, value, runs=True)
     if key in _METHOD_KEYS:
@@ -315,7 +331,7 @@ def _string(found: _Findings, where: str, key: str, value: str) -> None:
             found.write(where, f"HTTP {method}")
     if key in _ACTION_KEYS:
         words = verb_tokens(value)
-        verb = _asks_deletion(words[:2])
+        verb = _asks_deletion(words)
         if verb is not None:
             found.destroy(where, f"asks for {verb!r}")
         elif words and words[0] in _WRITE_ACTIONS:
@@ -334,6 +350,8 @@ def _walk(found: _Findings, value: Any, where: str, key: str, depth: int) -> Non
     if isinstance(value, Mapping):
         for k, v in value.items():
             sub = _norm_key(str(k))
+            if sub not in _SHELL_KEYS | _ACTION_KEYS and set(verb_tokens(str(k))) & _SHELL_WORDS:
+                sub = "command"  # judged as the command it holds
             path = f"{where}.{k}" if where else str(k)
             verb = _asks_deletion(verb_tokens(str(k)))
             if verb is not None and _truthy(v):
@@ -345,10 +363,14 @@ def _walk(found: _Findings, value: Any, where: str, key: str, depth: int) -> Non
                 _argv(found, path, sub, v, program)
             _walk(found, v, path, sub, depth + 1)
     elif isinstance(value, list):
+        if "header" in key:  # [["X-HTTP-Method-Override", "DELETE"]]
+            for pair in value:
+                if isinstance(pair, list | tuple) and len(pair) == 2:
+                    _string(found, where, key, f"{pair[0]}: {pair[1]}", depth)
         for i, item in enumerate(value):
             _walk(found, item, f"{where}[{i}]", key, depth + 1)
     elif isinstance(value, str):
-        _string(found, where, key, value)
+        _string(found, where, key, value, depth)
 
 
 def argument_effects(arguments: Mapping[str, Any]) -> tuple[str | None, str | None]:
