@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aw_lookahead.lookahead import Lookahead
+from aw_lookahead.lookahead import DecisionKind, Lookahead
 from aw_lookahead.lookahead.tool_effects import tool_risk
 from aw_lookahead.trajectory import Trajectory
 from aw_lookahead.worldmodel import OpenAIWorldModel
@@ -166,3 +166,22 @@ def test_router_never_skips_a_tool_that_says_it_is_destructive() -> None:
     router = RiskRouter()
     assert not router.route(trajectory, {"name": "peek", "arguments": {}}).read_only
     assert router.route(trajectory, {"name": "read", "arguments": {}}).read_only
+
+
+async def test_sql_a_tool_stores_is_a_write_not_a_destruction() -> None:
+    """A SQL file's content or an issue body quoting DROP TABLE is stored, not run: with a
+    model predicting success it runs; with the model down it is still blocked (it writes)."""
+    from aw_lookahead.worldmodel import FunctionWorldModel
+
+    tools = [{"name": "write_file", "description": "Writes a file.", "inputSchema": {}}]
+    trajectory = Trajectory(domain="mcp", tools=tools)
+    stored = {"name": "write_file", "arguments": {"path": "m.sql", "content": "DROP TABLE old;"}}
+    ran = {"name": "write_file", "arguments": {"path": "m.sql", "sql": "DROP TABLE old;"}}
+    up = Lookahead(FunctionWorldModel(lambda _t, _a: "Wrote m.sql", model_id="ok"))
+    assert [d.kind for d in await up.gate(trajectory, [stored, ran])] == [
+        DecisionKind.EXECUTE,
+        DecisionKind.VETO,
+    ]
+    down = Lookahead(OpenAIWorldModel("m", base_url=_dead_url(), retries=0, timeout=10))
+    [d] = await down.gate(trajectory, [stored])
+    assert d.kind is DecisionKind.VETO

@@ -15,12 +15,12 @@ The rule (documented in ``docs/engine.md``):
      ``reset``, ``wipe``, ``erase``, ``unlink``, ``rmdir``, ``terminate``,
      ``uninstall``, ``flush``, ``prune``, ``cleanup``...) or leading its
      description ("Deletes a file..."); arguments that ask for deletion, at
-     any depth (:mod:`._tool_arguments`: a ``delete``/``purge`` flag, an
+     any depth (:mod:`._call_arguments`: a ``delete``/``purge`` flag, an
      ``action``/``op``/``mode``/``method`` naming a deleting verb, SQL that
      drops, truncates, deletes or updates every row, an HTTP ``DELETE``
      however overridden, a shell command or argv array that destroys); a
      deleting effect said anywhere in the description
-     (:mod:`._tool_description`) of a tool whose name does not say it writes
+     (:mod:`._description_effects`) of a tool whose name does not say it writes
      (a writing tool's detail is left to the simulation: ``unknown``).
    * ``read_only`` - the name starts with a reading verb (``get``, ``list``,
      ``read``, ``search``, ``fetch``, ``describe``, ``show``, ``find``,
@@ -52,8 +52,8 @@ from typing import Any, Literal
 
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
-from ._tool_arguments import argument_effects, verb_tokens
-from ._tool_description import described_deletion
+from ._call_arguments import argument_effects, verb_tokens
+from ._description_effects import described_deletion
 from .routing import declared_annotations
 
 __all__ = ["ToolRisk", "input_schema", "tool_call", "tool_definition", "tool_risk"]

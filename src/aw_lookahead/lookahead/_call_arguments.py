@@ -32,6 +32,10 @@ in its own right:
   argv-like array (``argv``, ``command``, ``args``..., or ``program``/``path``
   + ``args``) judged as shell text by :func:`.shell_effects.worst_effect`.
 
+Under a key that holds text the tool writes or sends (``content``, ``body``,
+``new_text``, ``message``...) all of this only makes the call a write: a SQL
+file or an issue that quotes ``DROP TABLE`` is stored, not run.
+
 A string holding JSON (``'{"sql": "DROP TABLE users"}'``) is read as JSON too.
 A string longer than :data:`.shell_effects.MAX_TEXT` or a value nested deeper
 than 32 levels is not read: it may write.
@@ -108,6 +112,13 @@ _SHELL_KEYS = frozenset(
 _SHELL_WORDS = frozenset({"command", "commands", "cmd", "cmds", "script", "shell", "argv"})
 _ARGV_KEYS = _SHELL_KEYS | {"args", "arguments", "cmdargs", "commandargs", "params"}
 _PROGRAM_KEYS = ("program", "executable", "cmd", "command", "bin", "binary", "exe", "path", "file")
+# Text a tool writes or sends (a file's content, an issue's body): SQL or a command in it
+# is stored, not run, so it makes the call a write, never a destroying one.
+_PAYLOAD_KEYS = frozenset(
+    {"content", "contents", "text", "newtext", "oldtext", "newcontent", "newstring",
+     "oldstring", "filetext", "patch", "diff", "edits", "body", "message", "comment",
+     "description", "note", "notes", "markdown", "summary", "title", "template"}
+)  # fmt: skip
 _WRITE_FLAGS = frozenset({"force", "overwrite", "recursive", "cascade"})
 _FALSY = frozenset({"", "false", "no", "0", "off", "none", "null", "n", "f", "never"})
 _MAX_DEPTH = 32
@@ -361,7 +372,13 @@ def _walk(found: _Findings, value: Any, where: str, key: str, depth: int) -> Non
             if isinstance(v, list) and sub in _ARGV_KEYS:
                 program = next((value.get(p) for p in _PROGRAM_KEYS if p in value), None)
                 _argv(found, path, sub, v, program)
-            _walk(found, v, path, sub, depth + 1)
+            if sub in _PAYLOAD_KEYS:  # text the tool stores or sends, not what it runs
+                inner = _Findings()
+                _walk(inner, v, path, sub, depth + 1)
+                if inner.destroys or inner.writes:
+                    found.writes = found.writes or inner.destroys or inner.writes
+            else:
+                _walk(found, v, path, sub, depth + 1)
     elif isinstance(value, list):
         if "header" in key:  # [["X-HTTP-Method-Override", "DELETE"]]
             for pair in value:
