@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
-from ._call_arguments import argument_effects, verb_tokens
+from ._call_arguments import DELETE_VERBS, argument_effects, verb_tokens
 from ._description_effects import described_deletion
 from .routing import declared_annotations
 
@@ -70,34 +70,8 @@ class ToolRisk:
     inferred: bool
 
 
-_DESTROY_VERBS = frozenset(
-    {
-        "delete",
-        "del",
-        "remove",
-        "rm",
-        "drop",
-        "purge",
-        "destroy",
-        "truncate",
-        "overwrite",
-        "kill",
-        "reset",
-        "wipe",
-        "erase",
-        "unlink",
-        "rmdir",
-        "terminate",
-        "uninstall",
-        "flush",
-        "prune",
-        "cleanup",
-        "expunge",
-        "shred",
-        "nuke",
-        "obliterate",
-        "discard",
-    }
+_DESTROY_VERBS = DELETE_VERBS | frozenset(
+    {"truncate", "overwrite", "kill", "reset", "terminate", "uninstall", "flush"}
 )
 _READ_VERBS = frozenset(
     {
