@@ -84,8 +84,10 @@ def test_tool_definitions_carry_annotations() -> None:
     [d] = tool_definitions([tool])
     assert d["name"] == "read_file"
     assert d["inputSchema"]["properties"]["path"]
-    assert d["annotations"]["readOnlyHint"] is True
-    assert d["annotations"]["destructiveHint"] is True
+    assert d["annotations"] == {"readOnlyHint": True}  # only what the tool states
+    peek = StructuredTool.from_function(func=lambda x: x, name="peek", description="Peek.")
+    [bare] = tool_definitions([peek])
+    assert "annotations" not in bare  # MCP's defaults written out would say "destroys"
 
 
 def test_domain_map_of_takes_a_map_or_its_overrides() -> None:

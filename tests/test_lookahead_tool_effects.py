@@ -109,12 +109,23 @@ async def test_model_up_predicting_success_still_flags_inferred_destruction() ->
     assert all(d.kind is DecisionKind.EXECUTE for d in fine), [d.reason for d in fine]
 
 
-def test_annotations_that_only_restate_the_defaults_count_as_none() -> None:
+def test_an_explicit_destructive_hint_counts_even_beside_the_other_three() -> None:
+    """Issue 46: all four hints stated (MCP's defaults) are no longer "no annotations"."""
     defaults = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}
-    assert declared_annotations({"annotations": {**defaults, "openWorldHint": True}}) is None
-    assert declared_annotations({"annotations": {"destructiveHint": True}}) == {
-        "destructive_hint": True
+    all_four = {"annotations": {**defaults, "openWorldHint": True}}
+    assert declared_annotations(all_four) == {
+        "read_only_hint": False,
+        "destructive_hint": True,
+        "idempotent_hint": False,
+        "open_world_hint": True,
     }
+    risk = tool_risk({**_tool("get_info", ("id",)), **all_four}, "get_info", {"id": "1"})
+    assert (risk.kind, risk.inferred) == ("destroys", False)
+    both = {
+        **_tool("peek", ("id",)),
+        "annotations": {"readOnlyHint": True, "destructiveHint": True},
+    }
+    assert tool_risk(both, "peek", {"id": "1"}).kind == "destroys"
     assert declared_annotations({"name": "x"}) is None
 
 

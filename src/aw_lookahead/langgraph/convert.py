@@ -29,7 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.tools import BaseTool
 
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead.routing import tool_annotations
+from aw_lookahead.lookahead.routing import declared_annotations
 from aw_lookahead.trajectory import Action, Domain, Trajectory, Turn
 
 __all__ = [
@@ -158,7 +158,8 @@ def tool_definitions(tools: Iterable[BaseTool | Mapping[str, Any]]) -> list[dict
 
     LangChain tools are described from their call schema and metadata (both
     adapter layouts of MCP annotations); dicts already in MCP form (or OpenAI
-    function form) are normalised.
+    function form) are normalised. ``annotations`` holds the hints the tool
+    states, and is left out when it states none.
     """
     out: list[dict[str, Any]] = []
     for tool in tools:
@@ -168,7 +169,7 @@ def tool_definitions(tools: Iterable[BaseTool | Mapping[str, Any]]) -> list[dict
                     "name": tool.name,
                     "description": tool.description,
                     "inputSchema": _schema(tool),
-                    "annotations": _camel(tool_annotations(tool)),
+                    **_annotations(tool),
                 }
             )
         elif isinstance(tool, Mapping):
@@ -179,10 +180,17 @@ def tool_definitions(tools: Iterable[BaseTool | Mapping[str, Any]]) -> list[dict
                     "name": fn.get("name", ""),
                     "description": fn.get("description", ""),
                     "inputSchema": fn.get("inputSchema") or fn.get("parameters") or {},
-                    "annotations": _camel(tool_annotations(fn)),
+                    **_annotations(fn),
                 }
             )
     return out
+
+
+def _annotations(tool: Any) -> dict[str, dict[str, bool]]:
+    """``{"annotations": ...}`` with the hints ``tool`` states, or ``{}`` when it states none
+    (MCP's defaults written out would read as a tool that says it destroys)."""
+    hints = declared_annotations(tool)
+    return {"annotations": _camel(hints)} if hints else {}
 
 
 def _camel(hints: Mapping[str, bool]) -> dict[str, bool]:

@@ -7,7 +7,8 @@ else is simulated. The classifiers are conservative on purpose: a false
 
 Guarantees:
 
-* MCP tools: only an explicit ``readOnlyHint: true`` makes a call read-only.
+* MCP tools: only an explicit ``readOnlyHint: true`` makes a call read-only, and
+  not beside an explicit ``destructiveHint: true`` (that one always counts).
   A missing annotation, a missing tool definition or an unknown tool means
   "may be destructive", as MCP's own defaults say.
 * Terminal commands (:mod:`._readonly`, on the same bash parse as the effect
@@ -117,14 +118,12 @@ def tool_annotations(tool: Any) -> dict[str, bool]:
 def declared_annotations(tool: Any) -> dict[str, bool] | None:
     """The hints ``tool`` states itself, or ``None`` when it states none.
 
-    All four hints equal to MCP's defaults say no more than no annotation
-    (that is how :func:`~aw_lookahead.langgraph.convert.tool_definitions` writes a tool
-    without any), so they count as none too.
+    Every stated hint counts, even one equal to MCP's default: a tool that states
+    ``destructiveHint: true`` beside the other three hints says it destroys, and is
+    judged so. (Adapters that describe a tool without annotations, such as
+    :func:`~aw_lookahead.langgraph.convert.tool_definitions`, write none.)
     """
-    stated = _stated_hints(tool)
-    if not stated or stated == _MCP_DEFAULTS:
-        return None
-    return stated
+    return _stated_hints(tool) or None
 
 
 # --------------------------------------------------------------------------- terminal
@@ -274,7 +273,7 @@ class RiskRouter:
                     reason=f"tool {name!r} has no definition; treated as possibly destructive",
                 )
             hints = tool_annotations(tool)
-            if hints["read_only_hint"]:
+            if hints["read_only_hint"] and _stated_hints(tool).get("destructive_hint") is not True:
                 return Route(read_only=True, reason=f"tool {name!r} is annotated readOnlyHint")
             return Route(
                 read_only=False,

@@ -138,7 +138,11 @@ def action_hazard(router: RiskRouter, trajectory: Trajectory, action: Action) ->
         if risk.kind in ("read_only", "non_destructive"):
             return None
         why = risk.reason
-        signal = "risk.destructive_tool" if risk.kind == "destroys" else "risk.mcp_destructive_hint"
+        signal = (
+            "risk.destructive_tool"
+            if risk.kind == "destroys" and risk.inferred
+            else "risk.mcp_destructive_hint"
+        )
     else:
         effect = action_effect(action, trajectory)
         if effect is None:

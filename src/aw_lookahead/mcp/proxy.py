@@ -3,12 +3,15 @@
 The proxy lists the downstream tools (annotations and schemas unchanged) and
 handles each ``tools/call`` by mode:
 
-* ``gate`` - route by annotations (a tool annotated ``readOnlyHint`` passes
-  straight through unless ``simulate="always"``; unannotated tools count as
-  destructive), simulate with this session's history, then veto predicted
-  failures / no-ops / risky outcomes with an ``isError`` result explaining
-  the prediction (the real call is never made), or forward.
-* ``preview`` - predict, then execute only after confirmation: MCP
+* ``gate`` - route by annotations (a tool annotated ``readOnlyHint``, and not
+  ``destructiveHint: true`` too, passes straight through unless
+  ``simulate="always"``; other tools are judged by everything they say, see
+  :mod:`aw_lookahead.lookahead.tool_effects`), simulate with this session's
+  history, then veto predicted failures / no-ops / risky outcomes with an
+  ``isError`` result explaining the prediction (the real call is never made),
+  or forward.
+* ``preview`` - predict, then execute only after confirmation (a tool
+  annotated read-only, and not destructive, runs at once): MCP
   elicitation when the client supports it, otherwise a single-use
   confirmation token the caller passes back as argument ``_aw_confirm``.
   A token is bound to the session that got it and to the canonical JSON of
@@ -249,8 +252,8 @@ class LookaheadProxy:
         if mode is ProxyMode.GATE:
             return await self._modes.gate(session, tool, arguments)
         if mode is ProxyMode.PREVIEW:
-            annotations = tool.annotations
-            if annotations is not None and annotations.read_only_hint is True:
+            hints = tool.annotations
+            if hints is not None and hints.read_only_hint and hints.destructive_hint is not True:
                 return await self.forward(session, name, arguments)  # nothing to confirm
             return await self._modes.preview(ctx, session, tool, arguments)
         if mode is ProxyMode.DRYRUN:
