@@ -4,9 +4,9 @@ HTTP binds to 127.0.0.1 unless told otherwise. Guarantees:
 
 * With ``auth_token`` every request must carry ``Authorization: Bearer
   <token>`` (the scheme in any case); others get HTTP 401 before reaching
-  the MCP layer (the token is compared in constant time). An empty or blank
-  token is refused with a :class:`~aw_lookahead.errors.ConfigError`, never
-  taken as "no auth".
+  the MCP layer (the token is compared in constant time). An empty, blank
+  or short token (under 16 characters) is refused with a
+  :class:`~aw_lookahead.errors.ConfigError`, never taken as "no auth".
 * Binding an address that is not loopback needs a token, or an explicit
   ``allow_unauthenticated=True``; without either it is a ConfigError.
 * Host and Origin headers are always checked (DNS-rebinding protection of
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from aw_lookahead._extras import require
-from aw_lookahead._net import WILDCARD_BINDS, is_loopback
+from aw_lookahead._net import WILDCARD_BINDS, check_server_token, is_loopback
 from aw_lookahead.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -41,11 +41,7 @@ _LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 
 
 def _check_token(token: str) -> bytes:
-    if not token or not token.strip():
-        raise ConfigError(
-            'the HTTP auth token is empty (an unset variable in --auth-token "$TOKEN"?); '
-            "set AW_LOOKAHEAD_AUTH_TOKEN to a long random value, e.g. `openssl rand -hex 32`"
-        )
+    check_server_token(token, origin="the HTTP auth token", variable="AW_LOOKAHEAD_AUTH_TOKEN")
     return token.encode()
 
 
@@ -53,7 +49,7 @@ class BearerAuth:
     """ASGI middleware: reject HTTP requests without the right bearer token (401).
 
     The scheme is matched case-insensitively (``bearer``, ``Bearer``); the
-    token exactly, in constant time. An empty token is a ConfigError.
+    token exactly, in constant time. An empty or short token is a ConfigError.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
@@ -88,7 +84,7 @@ class BearerAuth:
 def check_http_auth(
     host: str, auth_token: str | None, *, allow_unauthenticated: bool = False
 ) -> None:
-    """Raise ConfigError for an empty token, or a non-loopback ``host`` without one."""
+    """Raise ConfigError for an empty or short token, or a non-loopback ``host`` without one."""
     if auth_token is not None:
         _check_token(auth_token)
     elif not is_loopback(host) and not allow_unauthenticated:
