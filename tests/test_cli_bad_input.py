@@ -290,7 +290,7 @@ def test_a_utf8_bom_is_skipped_by_every_jsonl_reader(tmp_path: Path) -> None:
         ("judge", "not a verdict", "field 'judge'"),
         ("judge", {"total": "4.5", "failed": False}, "field 'judge.total'"),
         ("judge", {"total": 4.5, "failed": False, "format": 4}, "field 'judge.factuality'"),
-        ("rule", {"verdict": 1, "masked_exact": "0.5", "line_f1": 1.0}, "field 'rule.masked_exact'"),
+        ("rule", {"verdict": 1, "masked_exact": "0.5", "line_f1": 1}, "field 'rule.masked_exact'"),
         ("observation", ["a"], "field 'observation'"),
     ],
 )
@@ -319,8 +319,7 @@ def test_eval_report_calls_a_missing_file_missing(tmp_path: Path) -> None:
 def test_eval_run_refuses_a_foreign_out_file_without_append(tmp_path: Path, base_url: str) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text(
-        json.dumps({"domain": "terminal", "turns": [{"action": "ls", "observation": "a\n"}]})
-        + "\n"
+        json.dumps({"domain": "terminal", "turns": [{"action": "ls", "observation": "a\n"}]}) + "\n"
     )
     out = tmp_path / "run"
     out.mkdir()
@@ -335,12 +334,14 @@ def test_eval_run_refuses_a_foreign_out_file_without_append(tmp_path: Path, base
         (out / "predictions.jsonl").write_text(content)
         rc, _, err = _run(argv)
         _assert_clean_failure(rc, err)
-        assert "predictions.jsonl:1 holds a" in err and why in err, err
+        assert "predictions.jsonl:1 holds a" in err, err
+        assert why in err, err
         assert "--append to add to it anyway" in err
         assert (out / "predictions.jsonl").read_text() == content
         rc, _, err = _run([*argv, "--append"])  # goes on: fails only on the closed port
         _assert_clean_failure(rc, err)
-        assert "not ours" not in err and "other inputs" not in err, err
+        assert "not ours" not in err, err
+        assert "other inputs" not in err, err
     rc, _, err = _run([*argv, "--append", "--no-resume"])
     _assert_clean_failure(rc, err)
     assert "pick one" in err

@@ -15,6 +15,9 @@ HTTP binds to 127.0.0.1 unless told otherwise. Guarantees:
   add. A bad Host gets 421, a bad Origin 403. A request without Origin (any
   non-browser client) passes the Origin check.
 * Serving HTTP without a token logs a WARNING on the ``aw_lookahead.mcp`` logger.
+* A client has 10 s for a request's headers and 30 s for its body (counted
+  from their first byte), then it is disconnected: half-sent requests cannot
+  hold the server's connections (:mod:`aw_lookahead.mcp._slow_clients`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import TYPE_CHECKING
 from aw_lookahead._extras import require
 from aw_lookahead._net import WILDCARD_BINDS, check_server_token, is_loopback
 from aw_lookahead.errors import ConfigError
+
+from ._slow_clients import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, timed_http_protocol
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer, Server
@@ -168,11 +173,17 @@ async def serve_http(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    header_timeout_s: float = HEADER_TIMEOUT_S,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> None:
     """Serve over streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
     ``on_ready(port)`` is called once the socket listens (useful with port 0).
-    The security keywords are those of :func:`http_app`.
+    The security keywords are those of :func:`http_app`. A client gets
+    ``header_timeout_s`` for a request's headers and ``body_timeout_s`` for its
+    body, counted from their first byte; then it is disconnected (see
+    :mod:`aw_lookahead.mcp._slow_clients`), so slow clients cannot hold the
+    server's connections.
     """
     uvicorn = require("mcp", "uvicorn")
     app = http_app(
@@ -191,6 +202,7 @@ async def serve_http(
         log_level=log_level,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        http=timed_http_protocol(header_timeout_s, body_timeout_s),
     )
     srv = uvicorn.Server(config)
     import anyio
