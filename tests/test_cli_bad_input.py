@@ -345,3 +345,16 @@ def test_eval_run_refuses_a_foreign_out_file_without_append(tmp_path: Path, base
     rc, _, err = _run([*argv, "--append", "--no-resume"])
     _assert_clean_failure(rc, err)
     assert "pick one" in err
+
+
+def test_train_report_with_a_model_folder_without_tokenizer_is_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"domain": "terminal", "turns": [{"action": "ls", "observation": "a\n"}]}) + "\n"
+    )
+    (tmp_path / "no-model").mkdir()
+    argv = ["train", "--report-only", "--model", str(tmp_path / "no-model"), "--data", str(data),
+            "--out", str(tmp_path / "train")]  # fmt: skip
+    rc, _, err = _run(argv)
+    _assert_clean_failure(rc, err)
+    assert "cannot load its tokenizer" in err
