@@ -115,6 +115,24 @@ def test_a_torn_tail_does_not_swallow_the_next_entry(tmp_path: Path) -> None:
     assert [fresh.get(k).observation for k in ("k1", "k2")] == ["one", "two"]  # type: ignore[union-attr]
 
 
+def test_an_over_long_line_is_skipped_and_never_held_whole(tmp_path: Path) -> None:
+    from aw_lookahead._jsonl import lines_within
+
+    path = tmp_path / "cache.jsonl"
+    PredictionCache(path=path).put("k1", Prediction(action="a", observation="one"))
+    big = b'{"key": "big", "pad": "' + b"x" * (9 << 20) + b'"}\n'
+    with path.open("ab") as fh:
+        fh.write(big)
+    PredictionCache(path=path).put("k2", Prediction(action="b", observation="two"))
+    fresh = PredictionCache(path=path)
+    assert [fresh.get(k).observation for k in ("k1", "k2")] == ["one", "two"]  # type: ignore[union-attr]
+    assert fresh.get("big") is None
+    with path.open("rb") as fh:  # by construction: no piece longer than the limit + 1
+        pieces = list(lines_within(fh, 1 << 20))
+    assert [len(p) if isinstance(p, bytes) else p for p in pieces][1] == len(big)
+    assert all(len(p) <= (1 << 20) for p in pieces if isinstance(p, bytes))
+
+
 def test_cache_records_are_redacted(tmp_path: Path) -> None:
     path = tmp_path / "cache.jsonl"
     secret = "sk-proj-" + "Zx9" * 10

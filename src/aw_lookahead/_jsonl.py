@@ -33,6 +33,7 @@ __all__ = [
     "decode_jsonl_line",
     "input_lines",
     "jsonl_files",
+    "lines_within",
     "max_line_bytes",
     "open_input",
     "read_text_file",
@@ -188,6 +189,29 @@ def input_lines(
                 line=lineno,
             )
         yield raw[len(_BOM) :] if lineno == 1 and raw.startswith(_BOM) else raw
+
+
+def lines_within(fh: IO[bytes], limit: int) -> Iterator[bytes | int]:
+    """Each line of ``fh`` for readers that skip bad lines (a cache): a line longer than
+    ``limit`` is read past in 64 KiB pieces and given as its length in bytes instead.
+
+    Memory stays bounded by ``limit``. The last line comes without its newline
+    when the file ends mid-line; an over-long one that does is not given at all.
+    """
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        size = len(line)
+        while not line.endswith(b"\n"):
+            line = fh.readline(1 << 16)
+            if not line:
+                return
+            size += len(line)
+        yield size
 
 
 def read_text_file(path: str | Path, *, what: str) -> str:

@@ -28,7 +28,7 @@ processes:
   file under the lock (one line per key, the newest entries kept up to half
   the bound) into a temporary file that atomically replaces it.
 * Records are redacted (:mod:`aw_lookahead.redact`) before they are written;
-  the files are created ``0600``. A torn or corrupt line is skipped on load,
+  the files are created ``0600``. A torn, corrupt or over-long (8 MiB) line is skipped on load,
   never fatal.
 * A file outlives the server it was filled from, and a served name can front
   other weights after a restart (another adapter for ``serve --local``, another
@@ -52,6 +52,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from aw_lookahead._jsonl import DEFAULT_MAX_LINE_MIB, lines_within
 from aw_lookahead.errors import UsageError
 from aw_lookahead.redact import redact_record
 from aw_lookahead.trajectory import Action, Trajectory, action_text
@@ -209,7 +210,10 @@ class PredictionCache:
                 self._indexed, self._ident = 0, ident
             fh.seek(self._indexed)
             offset = self._indexed
-            for line in fh:
+            for line in lines_within(fh, _MAX_LINE):
+                if isinstance(line, int):  # a line too long to be ours: skipped
+                    offset += line
+                    continue
                 if not line.endswith(b"\n"):
                     break
                 key = _line_key(line)
@@ -225,7 +229,7 @@ class PredictionCache:
         try:
             with self.path.open("rb") as fh:
                 fh.seek(offset)
-                record = json.loads(fh.readline())
+                record = json.loads(fh.readline(_MAX_LINE + 1))
             if record.get("key") != key:
                 return None
             return Prediction.model_validate(record["prediction"])
@@ -325,8 +329,8 @@ class PredictionCache:
         assert self.path is not None
         newest: dict[str, bytes] = {}
         with self.path.open("rb") as fh:
-            for line in fh:
-                key = _line_key(line) if line.endswith(b"\n") else None
+            for line in lines_within(fh, _MAX_LINE):
+                key = _line_key(line) if isinstance(line, bytes) and line[-1:] == b"\n" else None
                 if key is not None:
                     newest.pop(key, None)
                     newest[key] = line
@@ -355,6 +359,8 @@ class PredictionCache:
 
 
 _HEAD_BYTES = 512
+_MAX_LINE = DEFAULT_MAX_LINE_MIB << 20
+"""A cache line longer than this is not ours: skipped without being held in memory."""
 
 
 def _head(fh: BinaryIO) -> bytes:
