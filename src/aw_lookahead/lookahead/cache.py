@@ -330,7 +330,9 @@ class PredictionCache:
         newest: dict[str, bytes] = {}
         with self.path.open("rb") as fh:
             for line in lines_within(fh, _MAX_LINE):
-                key = _line_key(line) if isinstance(line, bytes) and line[-1:] == b"\n" else None
+                if isinstance(line, int) or not line.endswith(b"\n"):
+                    continue
+                key = _line_key(line)
                 if key is not None:
                     newest.pop(key, None)
                     newest[key] = line
