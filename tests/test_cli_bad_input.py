@@ -358,3 +358,23 @@ def test_train_report_with_a_model_folder_without_tokenizer_is_one_line(tmp_path
     rc, _, err = _run(argv)
     _assert_clean_failure(rc, err)
     assert "cannot load its tokenizer" in err
+
+
+def test_eval_run_with_a_smaller_limit_resumes_its_own_file(tmp_path: Path, base_url: str) -> None:
+    turns = [{"action": "ls", "observation": "a\n"}, {"action": "pwd", "observation": "/\n"}]
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"domain": "terminal", "turns": turns}) + "\n")
+    out = tmp_path / "run"
+    out.mkdir()
+    second = {"id": "trajectory#2", "domain": "terminal", "turn_idx": 2, "protocol": "ours",
+              "sample": {}, "status": "ok", "observation": "/\n"}  # fmt: skip
+    (out / "predictions.jsonl").write_text(json.dumps(second) + "\n")
+    argv = ["eval", "run", "--data", str(data), "--out", str(out), "--base-url", base_url,
+            "--no-progress", "--protocol", "ours"]  # fmt: skip
+    rc, _, err = _run([*argv, "--limit", "1"])  # the id is in --data, past the limit
+    _assert_clean_failure(rc, err)
+    assert "other inputs" not in err, err
+    data.write_text(json.dumps({"domain": "terminal", "turns": turns[:1]}) + "\n")
+    rc, _, err = _run(argv)
+    _assert_clean_failure(rc, err)
+    assert "which --data does not have (other inputs)" in err, err

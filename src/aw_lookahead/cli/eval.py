@@ -164,17 +164,22 @@ def _emit(args: argparse.Namespace, summary: dict[str, Any], text: str) -> None:
     print(json.dumps(summary) if args.json else text)
 
 
-def _refuse_foreign_out(out: str, samples: list[Any], protocol: str) -> None:
-    """Refuse another run's --out file before any server is contacted (the served model is
-    compared later, once known)."""
+def _inputs(args: argparse.Namespace, samples: list[Any], protocol: str) -> dict[str, Any]:
+    """Every sample of --data by id (not only the --limit first), after refusing another
+    run's --out file before any server is contacted (the served model is compared later,
+    once known)."""
     from pathlib import Path
 
+    from aw_lookahead.evaluation import load_samples
     from aw_lookahead.evaluation.records import PREDICTIONS_FILE, scan_records, unique_ids
     from aw_lookahead.evaluation.runner import refuse_foreign_run
 
-    path = Path(out) / PREDICTIONS_FILE
-    by_id = dict(zip(unique_ids(samples), samples, strict=True))
-    refuse_foreign_run(path, scan_records(path), protocol=protocol, model=None, samples=by_id)
+    every = samples if args.limit is None else load_samples(args.data, pattern=args.pattern)
+    by_id = dict(zip(unique_ids(every), every, strict=True))
+    if not args.no_resume and not args.append:
+        path = Path(args.out) / PREDICTIONS_FILE
+        refuse_foreign_run(path, scan_records(path), protocol=protocol, model=None, samples=by_id)
+    return by_id
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -192,8 +197,7 @@ def _run(args: argparse.Namespace) -> int:
     output_dir(args.out, "--out")
     if args.append and args.no_resume:
         raise ConfigError("--append adds to the --out file, --no-resume replaces it: pick one")
-    if not args.no_resume and not args.append:
-        _refuse_foreign_out(args.out, samples, protocol)
+    inputs = _inputs(args, samples, protocol)
 
     async def go() -> Any:
         model: Any
@@ -234,6 +238,7 @@ def _run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress,
                 resume=not args.no_resume,
                 append=args.append,
+                inputs=inputs,
             )
 
     stats = asyncio.run(go())

@@ -183,6 +183,7 @@ async def predict_samples(
     progress: bool = True,
     resume: bool = True,
     append: bool = False,
+    inputs: Mapping[str, TurnSample] | None = None,
 ) -> RunStats:
     """Predict ``samples`` into ``out_dir/predictions.jsonl``; returns the counts.
 
@@ -190,7 +191,9 @@ async def predict_samples(
     other world model ours. World-model failures are recorded as
     ``status: "error"`` lines (and retried by the next run); programming
     errors propagate. Resuming into another run's file is refused (see
-    :func:`refuse_foreign_run`) unless ``append`` is set.
+    :func:`refuse_foreign_run`) unless ``append`` is set; ``inputs`` is the
+    whole data set by id when ``samples`` is a part of it (``--limit``), so an
+    earlier, longer run of the same data is not taken for another run's.
     """
     out = Path(out_dir) / PREDICTIONS_FILE
     ids = unique_ids(list(samples))
@@ -201,8 +204,8 @@ async def predict_samples(
         resolve = getattr(world_model, "resolve_model", None)
         model = await resolve() if resolve is not None else getattr(world_model, "model_id", None)
         if not append:
-            by_id = dict(zip(ids, samples, strict=True))
-            refuse_foreign_run(out, scan, protocol=protocol, model=model, samples=by_id)
+            known = inputs if inputs is not None else dict(zip(ids, samples, strict=True))
+            refuse_foreign_run(out, scan, protocol=protocol, model=model, samples=known)
         done = scan.finished_ids()
     todo = [(i, s) for i, s in zip(ids, samples, strict=True) if i not in done]
     stats = RunStats(total=len(ids), skipped=len(ids) - len(todo), ok=0, failed=0, wall_s=0.0)
