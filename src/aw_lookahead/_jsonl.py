@@ -46,7 +46,7 @@ MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays / objects a JSONL record may have (real records stay far below)."""
 
 DEFAULT_MAX_LINE_MIB = 8
-"""Longest JSONL line read by default, in MiB (a long recorded trajectory stays far below)."""
+"""Longest JSONL line read by default, in MiB."""
 
 MAX_LINE_ENV = "AW_LOOKAHEAD_MAX_LINE_MIB"
 """Environment variable that raises (or lowers) the line limit, in MiB."""
@@ -68,7 +68,7 @@ def max_line_bytes() -> int:
         mib = 0.0
     if not mib > 0 or mib == float("inf"):
         raise ConfigError(f"{MAX_LINE_ENV}={raw!r} is not a positive number of MiB, e.g. 64")
-    return max(1, int(mib * (1 << 20)))
+    return max(1, min(int(mib * (1 << 20)), 1 << 62))
 
 
 def _mib(n: int) -> str:
