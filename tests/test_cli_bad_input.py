@@ -292,6 +292,8 @@ def test_a_utf8_bom_is_skipped_by_every_jsonl_reader(tmp_path: Path) -> None:
         ("judge", {"total": 4.5, "failed": False, "format": 4}, "field 'judge.factuality'"),
         ("rule", {"verdict": 1, "masked_exact": "0.5", "line_f1": 1}, "field 'rule.masked_exact'"),
         ("observation", ["a"], "field 'observation'"),
+        ("id", [1], "field 'id': Value error, should be a string or an integer, not list"),
+        ("judge", {"failed": "no"}, "field 'judge.failed': Value error, should be true/false"),
     ],
 )
 def test_eval_report_refuses_a_field_of_the_wrong_type(

@@ -10,9 +10,9 @@ does not read are left as they are.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from aw_lookahead._jsonl import validate_record
 from aw_lookahead.errors import TrajectoryError
@@ -24,6 +24,23 @@ __all__ = ["check_report_record"]
 _Number = float | None
 
 
+def _str_or_int(value: Any) -> Any:
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"should be a string or an integer, not {type(value).__name__}")
+
+
+def _flag(value: Any) -> Any:
+    if isinstance(value, bool | int | float):
+        return value
+    raise ValueError(f"should be true/false or 0/1, not {type(value).__name__}")
+
+
+# Checked by a function, not a union: a union's error names its member (``id.str``).
+_Id = Annotated[Any, AfterValidator(_str_or_int)]
+_Flag = Annotated[Any, AfterValidator(_flag)]
+
+
 class _Verdict(BaseModel):
     """A ``judge`` entry: who judged, whether it failed, and the scores when it did not."""
 
@@ -31,7 +48,7 @@ class _Verdict(BaseModel):
     kind: str = "rubric"
     model: str | None = None
     user_template: str | None = None
-    failed: bool | float = False
+    failed: _Flag = False
     total: _Number = None
     total_100: _Number = None
     format: _Number = None
@@ -54,7 +71,7 @@ class _ReportRecord(BaseModel):
     """One record as the report reads it."""
 
     model_config = ConfigDict(extra="allow", strict=True)
-    id: str | int
+    id: _Id
     status: str
     domain: str = "?"
     protocol: str = "ours"
