@@ -178,7 +178,7 @@ def test_output_path_problems_are_usage_errors(tmp_path: Path, base_url: str) ->
          "binary.txt:2: the record script is not UTF-8"),
         (["eval", "run", "--data", str(data), "--out", str(a_file), "--base-url", base_url],
          "--out " + str(a_file) + " is a file"),
-        (["eval", "report", "--out", str(tmp_path)], "holds no usable"),
+        (["eval", "report", "--out", str(tmp_path)], "predictions.jsonl is missing"),
         (["simulate", "ls", "--prompts", str(prompts), "--base-url", base_url],
          "terminal.md:2: the prompt file is not UTF-8"),
     ]  # fmt: skip
@@ -227,3 +227,156 @@ def test_a_fifo_input_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
     rc, _, err = _run(["record", "terminal", "--script", str(script), "--out", str(tmp_path / "o")])
     _assert_clean_failure(rc, err)
     assert "not a regular file" in err
+
+
+def _long_line(size: int) -> bytes:
+    """One valid JSON object of ``size`` bytes and its newline."""
+    head = b'{"domain": "terminal", "pad": "'
+    return head + b"x" * (size - len(head) - 2) + b'"}\n'
+
+
+@pytest.mark.parametrize("verb", VERBS, indirect=True)
+def test_a_50_mb_line_is_one_line_error_naming_file_line_and_limit(verb: Verb) -> None:
+    rc, _, err = verb(b"\n" + _long_line(50_000_000))
+    _assert_clean_failure(rc, err)
+    assert ".jsonl:2: the line is longer than 8 MiB (8388608 bytes)" in err, err
+    assert "AW_LOOKAHEAD_MAX_LINE_MIB" in err
+
+
+def test_the_line_limit_reads_at_most_the_limit_and_is_overridable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounded by construction: the reader never asks the file for more than limit + 1 bytes
+    of a line (plus one read-ahead buffer), whatever the line's length."""
+    from aw_lookahead._jsonl import input_lines, max_line_bytes, open_input
+    from aw_lookahead.errors import ConfigError, TrajectoryError
+
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"{}\n" + _long_line(3 << 20))
+    monkeypatch.setenv("AW_LOOKAHEAD_MAX_LINE_MIB", "1")
+    with open_input(path) as fh:
+        lines = input_lines(fh, path)
+        assert next(lines) == b"{}\n"
+        with pytest.raises(TrajectoryError, match=r"long.jsonl:2: the line is longer than 1 MiB"):
+            next(lines)
+        assert fh.tell() <= 3 + (1 << 20) + 1
+        assert fh.raw.tell() <= 3 + (1 << 20) + 1 + io.DEFAULT_BUFFER_SIZE  # type: ignore[attr-defined]
+    monkeypatch.setenv("AW_LOOKAHEAD_MAX_LINE_MIB", "4")
+    with open_input(path) as fh:
+        assert len(list(input_lines(fh, path))) == 2
+    monkeypatch.setenv("AW_LOOKAHEAD_MAX_LINE_MIB", "lots")
+    with pytest.raises(ConfigError, match="AW_LOOKAHEAD_MAX_LINE_MIB='lots' is not a positive"):
+        max_line_bytes()
+
+
+def test_a_utf8_bom_is_skipped_by_every_jsonl_reader(tmp_path: Path) -> None:
+    from aw_lookahead.trajectory import iter_jsonl_dicts
+
+    rec = {"id": "a", "domain": "terminal", "status": "ok", "observation": "x"}
+    (tmp_path / "predictions.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps(rec).encode() + b"\n")
+    rc, out, err = _run(["eval", "report", "--out", str(tmp_path), "--json"])
+    assert rc == 0, err
+    report = json.loads(out)
+    assert report["rows"]["overall"]["n"] == 1
+    assert report["skipped_lines"] == 0
+    assert [obj for _, obj in iter_jsonl_dicts(tmp_path / "predictions.jsonl")] == [rec]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("protocol", {"x": [1, 2]}, "field 'protocol': Input should be a valid string"),
+        ("domain", 7, "field 'domain'"),
+        ("judge", "not a verdict", "field 'judge'"),
+        ("judge", {"total": "4.5", "failed": False}, "field 'judge.total'"),
+        ("judge", {"total": 4.5, "failed": False, "format": 4}, "field 'judge.factuality'"),
+        ("rule", {"verdict": 1, "masked_exact": "0.5", "line_f1": 1}, "field 'rule.masked_exact'"),
+        ("observation", ["a"], "field 'observation'"),
+        ("id", [1], "field 'id': Value error, should be a string or an integer, not list"),
+        ("judge", {"failed": "no"}, "field 'judge.failed': Value error, should be true/false"),
+    ],
+)
+def test_eval_report_refuses_a_field_of_the_wrong_type(
+    tmp_path: Path, field: str, value: Any, named: str
+) -> None:
+    good = {"id": "a", "domain": "terminal", "status": "ok", "observation": "x"}
+    bad = {**good, "id": "b", field: value}
+    lines = [json.dumps(good), json.dumps(bad)]
+    (tmp_path / "predictions.jsonl").write_text("\n".join(lines) + "\n")
+    rc, _, err = _run(["eval", "report", "--out", str(tmp_path), "--json"])
+    _assert_clean_failure(rc, err)
+    assert f"predictions.jsonl:2, {named}" in err, err
+    assert not (tmp_path / "report.md").exists()
+
+
+def test_eval_report_calls_a_missing_file_missing(tmp_path: Path) -> None:
+    rc, _, err = _run(["eval", "report", "--out", str(tmp_path)])
+    _assert_clean_failure(rc, err)
+    assert f"{tmp_path / 'predictions.jsonl'} is missing (and so is judged.jsonl)" in err
+    rc, _, err = _run(["eval", "report", "--out", str(tmp_path / "nowhere")])
+    _assert_clean_failure(rc, err)
+    assert f"{tmp_path / 'nowhere'} is missing (no such folder)" in err
+
+
+def test_eval_run_refuses_a_foreign_out_file_without_append(tmp_path: Path, base_url: str) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"domain": "terminal", "turns": [{"action": "ls", "observation": "a\n"}]}) + "\n"
+    )
+    out = tmp_path / "run"
+    out.mkdir()
+    other = {"id": "elsewhere#1", "domain": "terminal", "turn_idx": 1, "protocol": "ours",
+             "sample": {}, "status": "ok", "observation": "x"}  # fmt: skip
+    theirs = {"id": "trajectory#1", "prompt": "p", "response": "r", "gen": "hi"}
+    argv = ["eval", "run", "--data", str(data), "--out", str(out), "--base-url", base_url,
+            "--no-progress"]  # fmt: skip
+    for rec, why in [(other, "which --data does not have (other inputs)"),
+                     (theirs, "did not write (not ours)")]:  # fmt: skip
+        content = json.dumps(rec) + "\n"
+        (out / "predictions.jsonl").write_text(content)
+        rc, _, err = _run(argv)
+        _assert_clean_failure(rc, err)
+        assert "predictions.jsonl:1 holds a" in err, err
+        assert why in err, err
+        assert "--append to add to it anyway" in err
+        assert (out / "predictions.jsonl").read_text() == content
+        rc, _, err = _run([*argv, "--append"])  # goes on: fails only on the closed port
+        _assert_clean_failure(rc, err)
+        assert "not ours" not in err, err
+        assert "other inputs" not in err, err
+    rc, _, err = _run([*argv, "--append", "--no-resume"])
+    _assert_clean_failure(rc, err)
+    assert "pick one" in err
+
+
+def test_train_report_with_a_model_folder_without_tokenizer_is_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"domain": "terminal", "turns": [{"action": "ls", "observation": "a\n"}]}) + "\n"
+    )
+    (tmp_path / "no-model").mkdir()
+    argv = ["train", "--report-only", "--model", str(tmp_path / "no-model"), "--data", str(data),
+            "--out", str(tmp_path / "train")]  # fmt: skip
+    rc, _, err = _run(argv)
+    _assert_clean_failure(rc, err)
+    assert "cannot load its tokenizer" in err
+
+
+def test_eval_run_with_a_smaller_limit_resumes_its_own_file(tmp_path: Path, base_url: str) -> None:
+    turns = [{"action": "ls", "observation": "a\n"}, {"action": "pwd", "observation": "/\n"}]
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"domain": "terminal", "turns": turns}) + "\n")
+    out = tmp_path / "run"
+    out.mkdir()
+    second = {"id": "trajectory#2", "domain": "terminal", "turn_idx": 2, "protocol": "ours",
+              "sample": {}, "status": "ok", "observation": "/\n"}  # fmt: skip
+    (out / "predictions.jsonl").write_text(json.dumps(second) + "\n")
+    argv = ["eval", "run", "--data", str(data), "--out", str(out), "--base-url", base_url,
+            "--no-progress", "--protocol", "ours"]  # fmt: skip
+    rc, _, err = _run([*argv, "--limit", "1"])  # the id is in --data, past the limit
+    _assert_clean_failure(rc, err)
+    assert "other inputs" not in err, err
+    data.write_text(json.dumps({"domain": "terminal", "turns": turns[:1]}) + "\n")
+    rc, _, err = _run(argv)
+    _assert_clean_failure(rc, err)
+    assert "which --data does not have (other inputs)" in err, err

@@ -1,4 +1,5 @@
-"""``eval run`` resumes only its own run: never appends to another model's or protocol's file."""
+"""``eval run`` resumes only its own run: never appends to another model's, protocol's or data
+set's file unless told to (``append``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from aw_lookahead.errors import UsageError
 from aw_lookahead.evaluation import predict_samples
-from aw_lookahead.evaluation.records import PREDICTIONS_FILE
+from aw_lookahead.evaluation.records import PREDICTIONS_FILE, unique_ids
 from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
 from aw_lookahead.worldmodel import FunctionWorldModel
 
@@ -50,3 +51,30 @@ def test_a_file_that_is_not_a_run_is_never_appended_to(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="holds no prediction record"):
         _run(_model("model-a"), tmp_path)
     assert (tmp_path / PREDICTIONS_FILE).read_text() == '{"name": "my notes"}\n'
+
+
+def test_a_run_of_other_inputs_is_refused_unless_appended(tmp_path: Path) -> None:
+    model = _model("model-a")
+    assert _run(model, tmp_path) == 2
+    before = (tmp_path / PREDICTIONS_FILE).read_bytes()
+    other = Trajectory(
+        id="another-set", domain="terminal", turns=[Turn(action="id", observation="uid=0\n")]
+    )
+    others = [TurnSample(trajectory=other, turn_idx=1)]
+    with pytest.raises(UsageError, match=r"predictions.jsonl:1 holds a prediction for id"):
+        asyncio.run(predict_samples(others, model, tmp_path, progress=False))
+    assert (tmp_path / PREDICTIONS_FILE).read_bytes() == before
+    stats = asyncio.run(predict_samples(others, model, tmp_path, progress=False, append=True))
+    assert stats.ok == 1
+
+
+def test_a_shorter_run_of_the_same_inputs_resumes(tmp_path: Path) -> None:
+    """``--limit 1`` after a full run: the file's other ids are in the data, not foreign."""
+    model = _model("model-a")
+    assert _run(model, tmp_path) == 2
+    first = _samples()[:1]
+    with pytest.raises(UsageError, match="which --data does not have"):
+        asyncio.run(predict_samples(first, model, tmp_path, progress=False))
+    every = dict(zip(unique_ids(_samples()), _samples(), strict=True))
+    stats = asyncio.run(predict_samples(first, model, tmp_path, progress=False, inputs=every))
+    assert (stats.ok, stats.skipped) == (0, 1)

@@ -226,9 +226,9 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(row.split())
     for row in (
         "_aho_corasick _ascii_ends",
-        "errors _version _contract _metrics _net _seen_secrets _progress"
+        "errors _version _contract _metrics _seen_secrets _progress"
         " _word_finder _pattern_forms _split_forms _keyed_hash _json_schema",
-        "_hint_words _folded_split _match_finding",
+        "_hint_words _folded_split _match_finding _net",
         "_bulk_redaction _secret_rule",
         "_dense_split",
         "_value_splice",

@@ -110,6 +110,21 @@ def test_empty_token_is_refused(
 
 
 @pytest.mark.parametrize("verb", [["mcp"], ["proxy", "--", "true"]])
+def test_short_token_is_refused_at_start(
+    verb: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AW_LOOKAHEAD_MCP_TOKEN", raising=False)
+    monkeypatch.setenv("AW_LOOKAHEAD_AUTH_TOKEN", "x")
+    rc, err = run_cli([*verb[:1], "--transport", "http", *verb[1:]], capsys)
+    assert rc == 2
+    assert err.count("\n") == 1, err
+    assert "AW_LOOKAHEAD_AUTH_TOKEN is 1 character long; a token must have at least 16" in err
+    with pytest.raises(ConfigError, match="at least 16"):
+        http_app(build_server(FunctionWorldModel(echo)), auth_token="a" * 15)
+    http_app(build_server(FunctionWorldModel(echo)), auth_token="a" * 16)
+
+
+@pytest.mark.parametrize("verb", [["mcp"], ["proxy", "--", "true"]])
 def test_non_loopback_bind_without_token_is_refused(
     verb: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

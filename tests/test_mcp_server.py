@@ -188,7 +188,7 @@ def post_status(url: str, headers: dict[str, str]) -> int:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("http_server", [None, "s3cret"], indirect=True)
+@pytest.mark.parametrize("http_server", [None, "s3cret-0123456789abcdef"], indirect=True)
 async def test_streamable_http_subprocess(http_server: tuple[str, str | None]) -> None:
     url, token = http_server
     headers = {"Authorization": f"Bearer {token}"} if token else {}

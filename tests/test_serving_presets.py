@@ -75,7 +75,7 @@ def test_gpus_nodes_lora_key_and_extra_args(capsys: pytest.CaptureFixture[str]) 
         capsys,
         "--model", "my-org/my-model", "--gpus", "4", "--nodes", "2",
         "--lora", "sft=/runs/sft/adapter", "--lora", "rl=/runs/rl/adapter",
-        "--served-model-name", "wm", "--api-key", "sekret", "--no-prefix-caching",
+        "--served-model-name", "wm", "--api-key", "sekret-key-0123456789", "--no-prefix-caching",
         "--no-thinking", "--", "--seed", "7",
     )  # fmt: skip
     got = flags(info)
@@ -87,7 +87,7 @@ def test_gpus_nodes_lora_key_and_extra_args(capsys: pytest.CaptureFixture[str]) 
     assert "--no-enable-prefix-caching" in got
     assert "--lora-modules sft=/runs/sft/adapter rl=/runs/rl/adapter" in text
     assert "--api-key" not in got  # the key reaches vLLM as VLLM_API_KEY, never in `ps`
-    assert "sekret" not in json.dumps(info)
+    assert "sekret-key-0123456789" not in json.dumps(info)
     assert got[-2:] == ["--seed", "7"]
     assert json.loads(got[got.index("--default-chat-template-kwargs") + 1]) == {
         "enable_thinking": False
@@ -102,12 +102,12 @@ def test_gpus_nodes_lora_key_and_extra_args(capsys: pytest.CaptureFixture[str]) 
         "AW_LOOKAHEAD_MODEL": "wm",
         "AW_LOOKAHEAD_API_KEY": "<hidden>",
     }
-    plan = plan_serve("default", model="my-org/my-model", api_key="sekret")
-    assert plan.server_env()["VLLM_API_KEY"] == "sekret"
-    assert "sekret" not in plan.argv
+    plan = plan_serve("default", model="my-org/my-model", api_key="sekret-key-0123456789")
+    assert plan.server_env()["VLLM_API_KEY"] == "sekret-key-0123456789"
+    assert "sekret-key-0123456789" not in plan.argv
     server = plan.server()
-    assert server.env()["VLLM_API_KEY"] == "sekret"
-    assert "sekret" not in server.command()
+    assert server.env()["VLLM_API_KEY"] == "sekret-key-0123456789"
+    assert "sekret-key-0123456789" not in server.command()
 
 
 def test_api_key_from_the_environment_and_open_binds(
@@ -121,13 +121,18 @@ def test_api_key_from_the_environment_and_open_binds(
     info = dry_run(capsys, "--model", "my-org/my-model", "--host", "0.0.0.0",
                    "--allow-unauthenticated")  # fmt: skip
     assert "VLLM_API_KEY" not in info["server_env"]  # type: ignore[operator]
-    monkeypatch.setenv("VLLM_API_KEY", "from-env")
+    monkeypatch.setenv("VLLM_API_KEY", "from-env-0123456789ab")
     info = dry_run(capsys, "--model", "my-org/my-model", "--host", "0.0.0.0")
     assert info["server_env"]["VLLM_API_KEY"] == "<hidden>"  # type: ignore[index]
-    assert "from-env" not in json.dumps(info)
+    assert "from-env-0123456789ab" not in json.dumps(info)
     monkeypatch.setenv("VLLM_API_KEY", "")
     assert main(base) == 2
     assert "VLLM_API_KEY is empty" in capsys.readouterr().err
+    monkeypatch.setenv("VLLM_API_KEY", "k")
+    assert main(base) == 2
+    assert "VLLM_API_KEY is 1 character long; a token must have at least 16" in (
+        capsys.readouterr().err
+    )
 
 
 def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> None:

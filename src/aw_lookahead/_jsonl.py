@@ -5,6 +5,12 @@ hand, a prompt or script file) may be binary, invalid UTF-8, JSON nested
 100,000 deep or hold a 5,000-digit number. These helpers turn each of those
 into a :class:`~aw_lookahead.errors.UsageError` (``TrajectoryError`` for
 JSONL) that names the file and line, never a traceback.
+
+A line longer than :func:`max_line_bytes` (8 MiB unless
+``$AW_LOOKAHEAD_MAX_LINE_MIB`` says otherwise) is refused after reading at
+most that many bytes of it, so a 50 MB line costs neither the time nor the
+memory of parsing it. A UTF-8 byte-order mark before the first line is
+skipped (editors on Windows write one).
 """
 
 from __future__ import annotations
@@ -18,13 +24,16 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import TrajectoryError, UsageError
+from .errors import ConfigError, TrajectoryError, UsageError
 
 __all__ = [
+    "DEFAULT_MAX_LINE_MIB",
     "MAX_JSON_DEPTH",
+    "MAX_LINE_ENV",
     "decode_jsonl_line",
     "input_lines",
     "jsonl_files",
+    "max_line_bytes",
     "open_input",
     "read_text_file",
     "validate_record",
@@ -34,6 +43,35 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays / objects a JSONL record may have (real records stay far below)."""
+
+DEFAULT_MAX_LINE_MIB = 8
+"""Longest JSONL line read by default, in MiB."""
+
+MAX_LINE_ENV = "AW_LOOKAHEAD_MAX_LINE_MIB"
+"""Environment variable that raises (or lowers) the line limit, in MiB."""
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def max_line_bytes() -> int:
+    """The longest JSONL line any reader accepts, in bytes: ``$AW_LOOKAHEAD_MAX_LINE_MIB`` or 8 MiB.
+
+    A value that is not a positive number is a one-line ConfigError.
+    """
+    raw = os.environ.get(MAX_LINE_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_MAX_LINE_MIB << 20
+    try:
+        mib = float(raw)
+    except ValueError:
+        mib = 0.0
+    if not mib > 0 or mib == float("inf"):
+        raise ConfigError(f"{MAX_LINE_ENV}={raw!r} is not a positive number of MiB, e.g. 64")
+    return max(1, min(int(mib * (1 << 20)), 1 << 62))
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):g} MiB"
 
 
 def _check_json_value(value: Any) -> str | None:
@@ -120,12 +158,21 @@ def open_input(path: str | Path, *, what: str = "file") -> IO[bytes]:
         raise
 
 
-def input_lines(fh: IO[bytes], path: str | Path, *, what: str = "file") -> Iterator[bytes]:
-    """The lines of ``fh``; an I/O error while reading is a one-line UsageError naming the line."""
+def input_lines(
+    fh: IO[bytes], path: str | Path, *, what: str = "file", max_bytes: int | None = None
+) -> Iterator[bytes]:
+    """The lines of ``fh``, a leading UTF-8 BOM dropped; bad lines are one-line errors.
+
+    An I/O error while reading is a UsageError naming the line. A line longer
+    than ``max_bytes`` (default :func:`max_line_bytes`) is a TrajectoryError
+    naming the file, the line and the limit, raised after reading at most
+    ``max_bytes + 1`` bytes of that line: memory stays bounded by the limit.
+    """
+    limit = max_line_bytes() if max_bytes is None else max_bytes
     lineno = 0
     while True:
         try:
-            raw = fh.readline()
+            raw = fh.readline(limit + 1)
         except OSError as exc:
             raise UsageError(
                 f"cannot read the {what} {path} after line {lineno}: {exc.strerror}"
@@ -133,7 +180,14 @@ def input_lines(fh: IO[bytes], path: str | Path, *, what: str = "file") -> Itera
         if not raw:
             return
         lineno += 1
-        yield raw
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            raise TrajectoryError(
+                f"the line is longer than {_mib(limit)} ({limit} bytes), the limit on one "
+                f"record; split it, or raise the limit with {MAX_LINE_ENV}=<MiB>",
+                source=str(path),
+                line=lineno,
+            )
+        yield raw[len(_BOM) :] if lineno == 1 and raw.startswith(_BOM) else raw
 
 
 def read_text_file(path: str | Path, *, what: str) -> str:

@@ -81,6 +81,12 @@ def register(subparsers: Any) -> None:
     )
     p_run.add_argument("--limit", type=int, default=None, help="only the first N samples")
     p_run.add_argument("--no-resume", action="store_true", help="start over (truncate)")
+    p_run.add_argument(
+        "--append",
+        action="store_true",
+        help="add to an --out predictions.jsonl that another run wrote (other data, protocol "
+        "or model, or not an `eval run` file); refused without it",
+    )
     p_run.add_argument("--no-progress", action="store_true")
     p_run.add_argument("--json", action="store_true", help="print a JSON summary")
     p_run.set_defaults(func=run)
@@ -158,6 +164,24 @@ def _emit(args: argparse.Namespace, summary: dict[str, Any], text: str) -> None:
     print(json.dumps(summary) if args.json else text)
 
 
+def _inputs(args: argparse.Namespace, samples: list[Any], protocol: str) -> dict[str, Any]:
+    """Every sample of --data by id (not only the --limit first), after refusing another
+    run's --out file before any server is contacted (the served model is compared later,
+    once known)."""
+    from pathlib import Path
+
+    from aw_lookahead.evaluation import load_samples
+    from aw_lookahead.evaluation.records import PREDICTIONS_FILE, scan_records, unique_ids
+    from aw_lookahead.evaluation.runner import refuse_foreign_run
+
+    every = samples if args.limit is None else load_samples(args.data, pattern=args.pattern)
+    by_id = dict(zip(unique_ids(every), every, strict=True))
+    if not args.no_resume and not args.append:
+        path = Path(args.out) / PREDICTIONS_FILE
+        refuse_foreign_run(path, scan_records(path), protocol=protocol, model=None, samples=by_id)
+    return by_id
+
+
 def _run(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.evaluation import load_samples, predict_samples
@@ -171,6 +195,9 @@ def _run(args: argparse.Namespace) -> int:
     max_tokens = args.max_tokens or (REFERENCE_MAX_TOKENS if official else OURS_MAX_TOKENS)
     timeout = args.timeout or (REFERENCE_TIMEOUT_S if official else OURS_TIMEOUT_S)
     output_dir(args.out, "--out")
+    if args.append and args.no_resume:
+        raise ConfigError("--append adds to the --out file, --no-resume replaces it: pick one")
+    inputs = _inputs(args, samples, protocol)
 
     async def go() -> Any:
         model: Any
@@ -210,6 +237,8 @@ def _run(args: argparse.Namespace) -> int:
                 concurrency=args.concurrency,
                 progress=not args.no_progress,
                 resume=not args.no_resume,
+                append=args.append,
+                inputs=inputs,
             )
 
     stats = asyncio.run(go())

@@ -62,9 +62,9 @@ def http_security(args: argparse.Namespace) -> dict[str, Any]:
 
     The token is the flag's, else ``$AW_LOOKAHEAD_AUTH_TOKEN`` (else the older
     ``$AW_LOOKAHEAD_MCP_TOKEN``); an empty one is refused here (an unset
-    variable must not turn auth off).
+    variable must not turn auth off), and so is one under 16 characters.
     """
-    from aw_lookahead.errors import ConfigError
+    from aw_lookahead._net import check_server_token
     from aw_lookahead.mcp.transport import check_http_auth
 
     token = args.auth_token
@@ -78,11 +78,8 @@ def http_security(args: argparse.Namespace) -> dict[str, Any]:
     else:
         origin = ENV_TOKEN if ENV_TOKEN in os.environ else LEGACY_ENV_TOKEN
         token = os.environ.get(origin)  # the old name still works: never drop a token silently
-    if token is not None and not token.strip():
-        raise ConfigError(
-            f"{origin} is empty (an unset variable?); give a long random token, e.g. "
-            "`export AW_LOOKAHEAD_AUTH_TOKEN=$(openssl rand -hex 32)`"
-        )
+    if token is not None:
+        check_server_token(token, origin=origin, variable=ENV_TOKEN)
     check_http_auth(args.host, token, allow_unauthenticated=args.allow_unauthenticated)
     return {
         "auth_token": token,

@@ -169,8 +169,8 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
 
 
 def _api_key(args: argparse.Namespace) -> str | None:
-    """The key from ``--api-key`` or ``$VLLM_API_KEY``; empty ones and open binds are refused."""
-    from aw_lookahead._net import is_loopback
+    """The key from ``--api-key`` or ``$VLLM_API_KEY``; empty, short ones and open binds refused."""
+    from aw_lookahead._net import check_server_token, is_loopback
     from aw_lookahead.errors import ConfigError
 
     key: str | None
@@ -184,11 +184,8 @@ def _api_key(args: argparse.Namespace) -> str | None:
             )
     else:
         origin, key = "VLLM_API_KEY", os.environ.get("VLLM_API_KEY")
-    if key is not None and not key.strip():
-        raise ConfigError(
-            f"{origin} is empty (an unset variable?); give a long random key, e.g. "
-            "`export VLLM_API_KEY=$(openssl rand -hex 32)`"
-        )
+    if key is not None:
+        check_server_token(key, origin=origin, variable="VLLM_API_KEY")
     if key is None and not is_loopback(args.host) and not args.allow_unauthenticated:
         raise ConfigError(
             f"--host {args.host} makes the server reachable from other machines; set "

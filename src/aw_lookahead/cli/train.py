@@ -321,7 +321,8 @@ def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(args.model))
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"--model {args.model}: cannot load its tokenizer ({exc})") from exc
+        detail = " ".join(str(exc).split())  # transformers' messages span lines
+        raise ConfigError(f"--model {args.model}: cannot load its tokenizer ({detail})") from exc
     samples, report = prepare_dataset(
         args.data,
         tokenizer,

@@ -103,26 +103,35 @@ def from_reference(obj: dict[str, Any]) -> dict[str, Any] | None:
     return rec
 
 
+def convert_record(rec: dict[str, Any]) -> dict[str, Any] | None:
+    """``rec`` as our record: ours unchanged, the reference's converted, anything else None."""
+    if is_reference_record(rec):
+        return from_reference(rec)
+    return rec if "status" in rec else None
+
+
 def convert_records(latest: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Keep our records and the reference's (converted to ours); drop everything else."""
     out: dict[str, dict[str, Any]] = {}
     for rid, rec in latest.items():
-        if is_reference_record(rec):
-            converted = from_reference(rec)
-            if converted is not None:
-                out[str(converted["id"])] = converted
-        elif "status" in rec:
-            out[rid] = rec
+        converted = convert_record(rec)
+        if converted is not None:
+            out[rid if converted is rec else str(converted["id"])] = converted
     return out
 
 
 def usable_records(path: str | Path) -> dict[str, dict[str, Any]]:
     """The latest record per id of ``path`` (ours or the reference's), reference ones converted.
 
-    Raises :class:`~aw_lookahead.errors.UsageError` when the file holds no record
-    we can use (missing file, wrong kind of file, every record broken).
+    Raises :class:`~aw_lookahead.errors.UsageError` when the file is missing or
+    holds no record we can use (wrong kind of file, every record broken).
     """
     p = Path(path)
+    if not p.exists():
+        raise UsageError(
+            f"{p} is missing; run `aw-lookahead eval run --out {p.parent}` first (or point "
+            "--out at the folder that holds it)"
+        )
     out = convert_records(latest_records(p))
     if not out:
         raise UsageError(

@@ -44,6 +44,8 @@ class RecordScan:
     latest: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped_lines: list[int] = field(default_factory=list)
     """1-based numbers of the lines that held no usable record."""
+    lines: dict[str, int] = field(default_factory=dict)
+    """The 1-based line of each id's latest record (for messages that name it)."""
 
     def finished_ids(self) -> set[str]:
         """Ids whose latest record finished (``status == "ok"``)."""
@@ -66,6 +68,7 @@ def scan_records(path: str | Path) -> RecordScan:
                 obj = None
             if isinstance(obj, dict) and "id" in obj:
                 scan.latest[str(obj["id"])] = obj
+                scan.lines[str(obj["id"])] = lineno
             else:
                 scan.skipped_lines.append(lineno)
     return scan

@@ -12,9 +12,12 @@ otherwise the report says why no gap is shown. Rule-check metrics sit beside
 the judge scores, and a domain where the judge is far above the rules is
 flagged.
 
-A line that holds no usable record (bad JSON, no ``id``, a ``judge`` or
-``rule`` entry of the wrong shape) is skipped and counted in
-``skipped_lines``, which the report shows.
+A line that holds no record (bad JSON, no ``id``, neither ours nor the
+reference script's) is skipped and counted in ``skipped_lines``, which the
+report shows; a record whose fields have the wrong types (``protocol:
+{"x": [1, 2]}``, a ``judge`` that is text) is a one-line error naming the
+file, line and field. A UTF-8 byte-order mark is skipped; a missing file is
+called missing.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from typing import Any
 
 from aw_lookahead.errors import UsageError
 
-from .interop import convert_records
+from ._report_schema import check_report_record
+from .interop import convert_record
 from .judges.reference import OWN_TEMPLATE_LABEL
 from .judges.rubric import DIMENSIONS, to_published_scale
 from .records import JUDGED_FILE, PREDICTIONS_FILE, scan_records
@@ -103,24 +107,31 @@ def _why_no_gap(
     return None
 
 
-def _numbers(entry: Any, keys: tuple[str, ...]) -> bool:
-    return isinstance(entry, dict) and all(isinstance(entry.get(k), int | float) for k in keys)
+def _usable(run: Path) -> tuple[Path, list[dict[str, Any]], int]:
+    """The file read, its records (each type-checked) and how many lines were skipped.
 
-
-def _well_formed(rec: dict[str, Any]) -> bool:
-    """Whether the report can use ``rec``: ``judge`` / ``rule``, when present, have numbers."""
-    judge = rec.get("judge")
-    if judge is not None:
-        if not isinstance(judge, dict):
-            return False
-        total_100 = judge.get("total_100")
-        if total_100 is not None and not isinstance(total_100, int | float):
-            return False
-        scored = not judge.get("failed") and "total" in judge
-        if scored and not _numbers(judge, ("total", *DIMENSIONS)):
-            return False
-    rule = rec.get("rule")
-    return not rule or _numbers(rule, ("verdict", "masked_exact", "line_f1"))
+    A line that is not a record (bad JSON, no ``id``, not ours nor the reference
+    script's) is skipped and counted; a record of ours with a field of the wrong
+    type is a one-line error naming the file, line and field.
+    """
+    if not run.is_dir():
+        raise UsageError(
+            f"{run} is missing (no such folder); run `aw-lookahead eval run --out {run}` first"
+        )
+    source = run / JUDGED_FILE if (run / JUDGED_FILE).exists() else run / PREDICTIONS_FILE
+    if not source.exists():
+        raise UsageError(
+            f"{source} is missing (and so is {JUDGED_FILE}); run `aw-lookahead eval run "
+            f"--out {run}` first, or point --out at the folder that holds them"
+        )
+    scan = scan_records(source)
+    recs = []
+    for rid, raw in scan.latest.items():
+        rec = convert_record(raw)
+        if rec is not None:
+            check_report_record(rec, source=str(source), line=scan.lines[rid])
+            recs.append(rec)
+    return source, recs, len(scan.skipped_lines) + len(scan.latest) - len(recs)
 
 
 def build_report(run_dir: str | Path) -> dict[str, Any]:
@@ -130,13 +141,11 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
     scores are filled only when every record was predicted under the
     ``official`` protocol and judged by the reference judge; otherwise
     ``gap_note`` says why they are left out. Raises
-    :class:`~aw_lookahead.errors.UsageError` when the file holds no usable record.
+    :class:`~aw_lookahead.errors.UsageError` when the folder or file is missing,
+    holds no usable record, or a record has a field of the wrong type.
     """
     run = Path(run_dir)
-    source = run / JUDGED_FILE if (run / JUDGED_FILE).exists() else run / PREDICTIONS_FILE
-    scan = scan_records(source)
-    recs = [r for r in convert_records(scan.latest).values() if _well_formed(r)]
-    skipped = len(scan.skipped_lines) + len(scan.latest) - len(recs)
+    source, recs, skipped = _usable(run)
     if not recs:
         found = f" ({skipped} unusable lines skipped)" if skipped else ""
         raise UsageError(

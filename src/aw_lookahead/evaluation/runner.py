@@ -22,7 +22,7 @@ ids already finished and retries the ones that failed.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,32 +118,60 @@ def _official_record(
     return rec
 
 
-def refuse_foreign_run(path: Path, scan: RecordScan, *, protocol: str, model: str | None) -> None:
-    """A UsageError when resuming into ``path`` (read as ``scan``) would mix this run with
-    another one.
+_FIX = "choose a new --out folder, pass --no-resume to replace it, or --append to add to it anyway"
 
-    Another run is a file that holds no prediction record at all, or finished
-    records of another protocol or another served model: appending would leave
-    a file whose scores mean nothing.
+
+def _foreign_record(
+    rec: dict[str, Any], rid: str, samples: Mapping[str, TurnSample] | None, protocol: str
+) -> str | None:
+    """Why ``rec`` (latest record of ``rid``) belongs to another run, or None."""
+    if "status" not in rec or not isinstance(rec.get("sample"), dict):
+        return "holds a record that `eval run` did not write (not ours)"
+    if samples is not None:
+        sample = samples.get(rid)
+        if sample is None:
+            return f"holds a prediction for id {rid!r}, which --data does not have (other inputs)"
+        if (rec.get("domain"), rec.get("turn_idx")) != (
+            sample.trajectory.domain.value,
+            sample.turn_idx,
+        ):
+            return f"holds another sample under id {rid!r} (other inputs)"
+    other = rec.get("protocol")
+    if other not in (None, protocol):
+        return f"holds predictions of the {other!r} protocol, this run is {protocol!r}"
+    return None
+
+
+def refuse_foreign_run(
+    path: Path,
+    scan: RecordScan,
+    *,
+    protocol: str,
+    model: str | None,
+    samples: Mapping[str, TurnSample] | None = None,
+) -> None:
+    """A one-line UsageError when resuming into ``path`` (read as ``scan``) would mix this run
+    with another one.
+
+    Another run is a file that holds no prediction record at all, a record not
+    written by ``eval run``, a prediction for an id that ``samples`` (this run's,
+    by id) lacks or for another sample under the same id, a record of another
+    protocol, or a finished record of another served model (``model`` None: not
+    checked): appending would leave a file whose scores mean nothing. The
+    message names the line and says how to proceed (``--append`` adds anyway).
     """
     if not path.is_file() or path.stat().st_size == 0:
         return
-    fix = "choose a new --out folder, or pass --no-resume to replace it"
     if not scan.latest:
-        raise UsageError(f"{path} holds no prediction record (not an `eval run` file): {fix}")
-    for rec in scan.latest.values():
-        if rec.get("status") != "ok":
-            continue
-        other_protocol, other_model = rec.get("protocol"), rec.get("model")
-        if other_protocol not in (None, protocol):
-            raise UsageError(
-                f"{path} holds predictions of the {other_protocol!r} protocol, this run is "
-                f"{protocol!r}: {fix}"
-            )
-        if model is not None and other_model not in (None, model):
-            raise UsageError(
-                f"{path} holds predictions of model {other_model!r}, this run uses {model!r}: {fix}"
-            )
+        raise UsageError(f"{path} holds no prediction record (not an `eval run` file): {_FIX}")
+    for rid, rec in scan.latest.items():
+        why = _foreign_record(rec, rid, samples, protocol)
+        other_model = rec.get("model")
+        ok = rec.get("status") == "ok"
+        if why is None and model is not None and ok and other_model not in (None, model):
+            why = f"holds predictions of model {other_model!r}, this run uses {model!r}"
+        if why is not None:
+            raise UsageError(f"{path}:{scan.lines.get(rid, '?')} {why}: {_FIX}")
 
 
 async def predict_samples(
@@ -154,13 +182,18 @@ async def predict_samples(
     concurrency: int = 8,
     progress: bool = True,
     resume: bool = True,
+    append: bool = False,
+    inputs: Mapping[str, TurnSample] | None = None,
 ) -> RunStats:
     """Predict ``samples`` into ``out_dir/predictions.jsonl``; returns the counts.
 
     An :class:`~.official.OfficialModel` runs the ``official`` protocol, any
     other world model ours. World-model failures are recorded as
     ``status: "error"`` lines (and retried by the next run); programming
-    errors propagate.
+    errors propagate. Resuming into another run's file is refused (see
+    :func:`refuse_foreign_run`) unless ``append`` is set; ``inputs`` is the
+    whole data set by id when ``samples`` is a part of it (``--limit``), so an
+    earlier, longer run of the same data is not taken for another run's.
     """
     out = Path(out_dir) / PREDICTIONS_FILE
     ids = unique_ids(list(samples))
@@ -170,7 +203,9 @@ async def predict_samples(
         protocol = "official" if isinstance(world_model, OfficialModel) else "ours"
         resolve = getattr(world_model, "resolve_model", None)
         model = await resolve() if resolve is not None else getattr(world_model, "model_id", None)
-        refuse_foreign_run(out, scan, protocol=protocol, model=model)
+        if not append:
+            known = inputs if inputs is not None else dict(zip(ids, samples, strict=True))
+            refuse_foreign_run(out, scan, protocol=protocol, model=model, samples=known)
         done = scan.finished_ids()
     todo = [(i, s) for i, s in zip(ids, samples, strict=True) if i not in done]
     stats = RunStats(total=len(ids), skipped=len(ids) - len(todo), ok=0, failed=0, wall_s=0.0)

@@ -4,9 +4,9 @@ HTTP binds to 127.0.0.1 unless told otherwise. Guarantees:
 
 * With ``auth_token`` every request must carry ``Authorization: Bearer
   <token>`` (the scheme in any case); others get HTTP 401 before reaching
-  the MCP layer (the token is compared in constant time). An empty or blank
-  token is refused with a :class:`~aw_lookahead.errors.ConfigError`, never
-  taken as "no auth".
+  the MCP layer (the token is compared in constant time). An empty, blank
+  or short token (under 16 characters) is refused with a
+  :class:`~aw_lookahead.errors.ConfigError`, never taken as "no auth".
 * Binding an address that is not loopback needs a token, or an explicit
   ``allow_unauthenticated=True``; without either it is a ConfigError.
 * Host and Origin headers are always checked (DNS-rebinding protection of
@@ -15,6 +15,9 @@ HTTP binds to 127.0.0.1 unless told otherwise. Guarantees:
   add. A bad Host gets 421, a bad Origin 403. A request without Origin (any
   non-browser client) passes the Origin check.
 * Serving HTTP without a token logs a WARNING on the ``aw_lookahead.mcp`` logger.
+* A client has 10 s for a request's headers and 30 s for its body (counted
+  from their first byte), then it is disconnected: half-sent requests cannot
+  hold the server's connections (:mod:`aw_lookahead.mcp._slow_clients`).
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from aw_lookahead._extras import require
-from aw_lookahead._net import WILDCARD_BINDS, is_loopback
+from aw_lookahead._net import WILDCARD_BINDS, check_server_token, is_loopback
 from aw_lookahead.errors import ConfigError
+
+from ._slow_clients import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, timed_http_protocol
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer, Server
@@ -41,11 +46,7 @@ _LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 
 
 def _check_token(token: str) -> bytes:
-    if not token or not token.strip():
-        raise ConfigError(
-            'the HTTP auth token is empty (an unset variable in --auth-token "$TOKEN"?); '
-            "set AW_LOOKAHEAD_AUTH_TOKEN to a long random value, e.g. `openssl rand -hex 32`"
-        )
+    check_server_token(token, origin="the HTTP auth token", variable="AW_LOOKAHEAD_AUTH_TOKEN")
     return token.encode()
 
 
@@ -53,7 +54,7 @@ class BearerAuth:
     """ASGI middleware: reject HTTP requests without the right bearer token (401).
 
     The scheme is matched case-insensitively (``bearer``, ``Bearer``); the
-    token exactly, in constant time. An empty token is a ConfigError.
+    token exactly, in constant time. An empty or short token is a ConfigError.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
@@ -88,7 +89,7 @@ class BearerAuth:
 def check_http_auth(
     host: str, auth_token: str | None, *, allow_unauthenticated: bool = False
 ) -> None:
-    """Raise ConfigError for an empty token, or a non-loopback ``host`` without one."""
+    """Raise ConfigError for an empty or short token, or a non-loopback ``host`` without one."""
     if auth_token is not None:
         _check_token(auth_token)
     elif not is_loopback(host) and not allow_unauthenticated:
@@ -172,11 +173,17 @@ async def serve_http(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    header_timeout_s: float = HEADER_TIMEOUT_S,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> None:
     """Serve over streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
     ``on_ready(port)`` is called once the socket listens (useful with port 0).
-    The security keywords are those of :func:`http_app`.
+    The security keywords are those of :func:`http_app`. A client gets
+    ``header_timeout_s`` for a request's headers and ``body_timeout_s`` for its
+    body, counted from their first byte; then it is disconnected (see
+    :mod:`aw_lookahead.mcp._slow_clients`), so slow clients cannot hold the
+    server's connections.
     """
     uvicorn = require("mcp", "uvicorn")
     app = http_app(
@@ -195,6 +202,7 @@ async def serve_http(
         log_level=log_level,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        http=timed_http_protocol(header_timeout_s, body_timeout_s),
     )
     srv = uvicorn.Server(config)
     import anyio
