@@ -1,0 +1,338 @@
+"""The built-in table of secret shapes: one :class:`Rule` per shape, and :func:`secret_field`.
+
+A rule is a regular expression and where in its match the secret is (the
+named group ``secret``, ``dq`` or ``sq``, or the whole match). Every pattern
+is linear: each repetition is possessive or bounded and followed by
+something it cannot consume, and a token's start is checked by a
+look-behind placed right after its literal prefix (so one long run is read
+once, not from every position inside it). ``bench/redact.py`` measures that
+on adversarial inputs of every family.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["Rule", "builtin_rules", "secret_field"]
+
+_VALUE_GROUPS = ("secret", "dq", "sq")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of secret: its pattern, an optional check on the value, and cheap pre-checks.
+
+    ``folded`` rules are written in lower case and run over the lower-cased text (the
+    same matches as ``(?i)``, which the regex engine cannot scan for quickly); their
+    ``regex`` carries ``re.IGNORECASE`` and is what runs when lower-casing would move
+    characters. ``within``: the pattern's match is a command (say ``mysql …`` up to the
+    end of the simple command) and the secrets are ``within``'s matches inside it, so a
+    command is read once however many of its words repeat.
+    """
+
+    kind: str
+    regex: re.Pattern[str]
+    accept: Callable[[str], bool] | None = None
+    """A check on the value: a match whose value fails it is left as it is."""
+    label: str = ""
+    """The placeholder's word; empty means ``kind``."""
+    hints: tuple[str, ...] = ()
+    """Lower-case substrings one of which every match holds (or, ``near``, the text): a
+    text holding none of them is not searched."""
+    near: bool = False
+    folded: bool = False
+    within: re.Pattern[str] | None = None
+    lowered: re.Pattern[str] | None = field(default=None, init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.folded:
+            flags = self.regex.flags & ~re.IGNORECASE
+            object.__setattr__(self, "lowered", re.compile(self.regex.pattern, flags))
+
+    def applies(self, lower: str) -> bool:
+        """Whether ``lower`` (the text, lower-cased) can hold a match, by the hints."""
+        return not self.hints or any(hint in lower for hint in self.hints)
+
+    def value_spans(self, match: re.Match[str]) -> list[tuple[int, int]]:
+        """Where the values to replace are in ``match``'s string."""
+        if self.within is None:
+            return [_value_span(match)]
+        found = self.within.finditer(match.string, match.start(), match.end())
+        return [_value_span(inner) for inner in found]
+
+
+def _value_span(match: re.Match[str]) -> tuple[int, int]:
+    """The first non-empty value group of ``match``, else the whole match."""
+    groups = match.re.groupindex
+    for name in _VALUE_GROUPS:
+        if name in groups:
+            start, end = match.span(name)
+            if end > start:
+                return start, end
+    return match.span()
+
+
+def _after(n: int) -> str:
+    """Checked right after the ``n`` characters a token starts with: they do not follow an
+    ASCII letter, digit or underscore, unless that ends a JSON escape (``\\n``, ``\\t``,
+    ``\\r``, ``\\u00e9``: how ``json.dumps`` writes a newline or any other letter before
+    it). Any other character, an ``é`` or a CJK one, may come right before a token."""
+    dots = "." * n
+    return rf"(?:(?<![A-Za-z0-9_]{dots})|(?<=\\[nrt]{dots})|(?<=\\u[0-9A-Fa-f]{{4}}{dots}))"
+
+
+def _token(*words: str) -> str:
+    """An alternation of literal ``words``, each only where a token may start."""
+    return "(?:" + "|".join(re.escape(w) + _after(len(w)) for w in words) + ")"
+
+
+# Names that say "this value is a secret", shared by text assignments and JSON keys.
+_SECRET_WORDS = (
+    r"password|passwd|passphrase|secret|token|credentials?|"
+    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
+)
+# The same in other languages (labels in config files, prompts and tool output).
+_LOCAL_WORDS = (
+    "passwort|kennwort|contraseña|contrasena|senha|mot de passe|mot_de_passe|motdepasse|"
+    "wachtwoord|hasło|haslo|lösenord|losenord|salasana|adgangskode|passord|parola|şifre|sifre|"
+    "heslo|jelszó|clé secrète|clave secreta|chave secreta|пароль|密码|密碼|口令|"
+    "パスワード|비밀번호|κωδικός|סיסמה|كلمة المرور|mật khẩu"
+)
+_FIELD_NAME = re.compile(
+    rf"(?:^|[_.\- ])(?:{_SECRET_WORDS}|{_LOCAL_WORDS}|pwd|authorization|cookie|"
+    r"account_?key|shared_?access_?key|connection_?string|session_?id|sessid)"
+    r"(?:[_-](?:key|value|hash|b64|base64))?$"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def secret_field(name: str) -> bool:
+    """Whether a JSON key names a secret whatever its value looks like.
+
+    Words are found in snake, kebab, dotted and camel case alike (``password``,
+    ``userPassword``, ``SecretAccessKey``, ``x-api-key``, ``db.client_secret``),
+    and upper-case environment names ending in ``_KEY`` count too.
+    """
+    if re.fullmatch(r"[A-Z0-9_]*_KEY", name):
+        return True
+    return _FIELD_NAME.search(_CAMEL.sub("_", name).lower()) is not None
+
+
+# A bare value (stops at quotes, separators, JSON escapes), or a quoted one, each read once.
+_DQ, _SQ = r"[^\"\\\n]{1,256}+", r"[^'\\\n]{1,256}+"
+_BARE = r"[^\s\"'\\,;&}\]\)>]{3,}+"
+_OPEN = r"(?:\\[\"']|[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
+_VALUE = rf"(?:\"(?P<dq>{_DQ})\"|'(?P<sq>{_SQ})'|{_OPEN}(?P<secret>{_BARE}))"
+_VALUE_LOWER = _VALUE.replace("None", "none")  # for folded rules
+# The rest of one simple command: quoted strings whole, up to a newline, |, ; or &.
+_ARGS = r"""(?:[^\n|;&"']|"[^"\n]{0,256}+"|'[^'\n]{0,256}+'|["']){0,1024}+"""
+_MYSQL = ("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck")
+
+
+def _mixed(value: str) -> bool:
+    """A 40-character AWS secret: upper, lower and a digit, and not a hex digest."""
+    return (
+        len(value) == 40
+        and "=" not in value
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+        and not re.fullmatch(r"[0-9a-fA-F]+", value)
+    )
+
+
+def _command(kind: str, words: tuple[str, ...], option: str, value: str) -> Rule:
+    """A password option of a command: ``words`` start it (as a token), ``option`` then
+    ``value`` is looked for among its arguments."""
+    hints = tuple(sorted({w.lower() for w in words}))
+    return Rule(
+        kind,
+        re.compile(_token(*words) + r"\b" + _ARGS),
+        label="secret",
+        hints=hints,
+        within=re.compile(rf"(?<=\s){option}{value}"),
+    )
+
+
+# Provider tokens recognised by their prefix alone: (kind, prefix, the rest).
+_PREFIXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("anthropic_key", ("sk-ant-",), r"[A-Za-z0-9_-]{20,}+"),
+    ("openai_key", ("sk-",), r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+"),
+    ("google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+    (
+        "aws_key_id",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+        r"[0-9A-Z]{16}\b",
+    ),
+    ("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{36,255}+\b"),
+    ("github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}+\b"),
+    (
+        "gitlab_token",
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-"),
+        r"[A-Za-z0-9_-]{20,}+",
+    ),
+    ("slack_token", tuple(f"xox{c}-" for c in "abposre"), r"[A-Za-z0-9-]{10,}+"),
+    ("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), r"[A-Za-z0-9]{16,}+"),
+    ("huggingface_token", ("hf_",), r"[A-Za-z0-9]{30,}+"),
+    ("npm_token", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("pypi_token", ("pypi-AgE",), r"[A-Za-z0-9_-]{50,}+"),
+    ("sendgrid_key", ("SG.",), r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    ("google_oauth_token", ("ya29.", "GOCSPX-"), r"[A-Za-z0-9_-]{20,}+"),
+    ("digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
+    ("shopify_token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
+    ("databricks_token", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
+)
+
+
+def builtin_rules() -> list[Rule]:
+    """A fresh copy of the built-in table, in the order the rules are applied."""
+    r = re.compile
+    rules = [
+        Rule(
+            "private_key",
+            r(
+                r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
+                r"(?:[A-Za-z0-9+/=\s:,.()]|\\{1,3}[nr]|-(?!----END))*+"
+                r"(?:-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----)?"
+            ),
+            hints=("private key",),
+        ),
+        *(
+            Rule(
+                kind,
+                r(_token(*prefixes) + rest),
+                hints=tuple(sorted({p.lower() for p in prefixes})),
+            )
+            for kind, prefixes, rest in _PREFIXED
+        ),
+        Rule(
+            "slack_webhook",
+            r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}+"),
+            hints=("hooks.slack.com",),
+        ),
+        Rule(
+            "jwt",
+            r(
+                r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]*+"
+            ),
+            hints=("eyj",),
+        ),
+        Rule(
+            "url_password",
+            r(r"://[^\s:/?#@\"'<>\\]{0,256}+:(?P<secret>[^\s/?#@\"'<>\\]{1,512}+)@"),
+            label="secret",
+            hints=("@",),
+        ),
+        Rule(
+            "azure_key",
+            r(
+                r"(?:accountkey|sharedaccesskey|sharedaccesssignature)\s*+=\s*+"
+                r"(?P<secret>[^;\s\"'\\]{8,}+)",
+                re.IGNORECASE,
+            ),
+            label="secret",
+            hints=("accountkey", "sharedaccesskey", "sharedaccesssignature"),
+            folded=True,
+        ),
+        Rule(
+            "sas_signature",
+            r(r"[?&]sig=(?P<secret>[^&\s\"'<>\\]{8,}+)"),
+            label="secret",
+            hints=("sig=",),
+        ),
+        Rule(
+            "authorization",
+            r(
+                "authorization" + _after(13) + r"\\?[\"']?\s*+[:=]\s*+\\?[\"']?"
+                r"(?:(?:bearer|basic|token|digest|bot)\s++)?(?P<secret>[^\s\"'\\,;]{3,}+)",
+                re.IGNORECASE,
+            ),
+            label="secret",
+            hints=("authorization",),
+            folded=True,
+        ),
+        Rule(
+            "bearer",
+            r("bearer" + _after(6) + r"\s++(?P<secret>[a-z0-9._~+/=-]{12,}+)", re.IGNORECASE),
+            label="secret",
+            hints=("bearer",),
+            folded=True,
+        ),
+        Rule(
+            "cookie",
+            r(r"cookie\\?[\"']?\s*+:\s*(?P<secret>[^\n\r\"\\]{3,4096}+)", re.IGNORECASE),
+            label="secret",
+            hints=("cookie",),
+            folded=True,
+        ),
+        Rule(
+            "aws_secret",
+            # Whole runs, read once from their first character; only a run of 40 is taken.
+            r(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+=]{40,}+"),
+            _mixed,
+            # A bare 40-character string is only taken for an AWS secret near an AWS word.
+            hints=("aws", "akia", "asia", "secret"),
+            near=True,
+        ),
+        Rule(
+            "secret_flag",
+            r(
+                r"--(?<![\w-]--)(?i:(?:[a-z0-9]++-){0,4}"
+                r"(?:password|passwd|passphrase|secret|token|api-?key|cookie))"
+                r"(?:=|\s++)" + _VALUE
+            ),
+            label="secret",
+            hints=("pass", "secret", "token", "api-key", "apikey", "cookie"),
+        ),
+        Rule(
+            "user_password",
+            r(
+                "-" + _after(1) + r"(?:u|-user)[\s=]*+[^\s:\"'\\]{1,256}+:"
+                r"(?P<secret>[^\s\"'\\]{3,}+)"
+            ),
+            label="secret",
+            hints=("-u",),
+        ),
+        _command(
+            "mysql_password",
+            (*_MYSQL, "mariadb", "mariadb-dump"),
+            "-p",
+            r"(?P<secret>[^\s\"'\\]{1,256}+)",
+        ),
+        _command("password_option", ("sshpass", "login"), r"-p[\s=]*+", _VALUE),
+        _command("curl_cookie", ("curl",), r"-b\s*+", _VALUE),
+        Rule(
+            "netrc",
+            r(
+                r"(?:machine\s++\S{1,256}+|default)(?:\s++(?:login|account|port)\s++\S{1,256}+){0,4}"
+                r"\s++password\s++(?P<secret>\S{1,256}+)",
+                re.IGNORECASE,
+            ),
+            label="secret",
+            hints=("machine", "default"),
+            folded=True,
+        ),
+        Rule(
+            "secret_assignment",
+            r(
+                r"[A-Z]" + _after(1) + r"[A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)"
+                r"\s*+=\s*+" + _VALUE
+            ),
+            label="secret",
+            hints=("_key", "_token", "_secret", "_pass", "_pwd"),
+        ),
+        Rule(
+            "secret_field",
+            r(
+                rf"(?:{_SECRET_WORDS}|{_LOCAL_WORDS})(?:[_-](?:key|value|hash|b64|base64))?\b"
+                r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*+(?:[:=：]|%3[ad])\s*+" + _VALUE_LOWER,
+                re.IGNORECASE,
+            ),
+            label="secret",
+            hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
+            folded=True,
+        ),
+    ]
+    return rules
