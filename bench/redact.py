@@ -112,6 +112,10 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "flags without values": lambda n: _fill("--password --db-token -u -uuser --user ", n),
     "command words, no option": lambda n: _fill("mysql sshpass login curl -u ", n),
     "one command, many words": lambda n: _fill(" mysql", n, "mysql"),
+    "more command words, no option": lambda n: _fill(
+        "htpasswd smbclient -U ldapsearch keytool ssh-keygen mongosh redis-cli -a echo x | ", n
+    ),
+    "colon lines, pass: and tags": lambda n: _fill("h:1:d:u:\npass: x <token>a auth=( pwd ", n),
     "netrc words": lambda n: _fill("machine h login u account a ", n),
     "header words": lambda n: _fill("Authorization Bearer Cookie AccountKey sig ", n),
     "capitals and underscores": lambda n: _fill("A_", n),

@@ -205,7 +205,7 @@ SHAPES = corpus()
 
 
 def test_the_corpus_is_large_and_fresh() -> None:
-    assert len(SHAPES) >= 100
+    assert len(SHAPES) >= 200
     assert {secret for _, _, secret in SHAPES}.isdisjoint({s for _, _, s in corpus()})
 
 

@@ -98,7 +98,8 @@ _LOCAL_WORDS = (
     "passwort|kennwort|contraseña|contrasena|senha|mot de passe|mot_de_passe|motdepasse|"
     "wachtwoord|hasło|haslo|lösenord|losenord|salasana|adgangskode|passord|parola|şifre|sifre|"
     "heslo|jelszó|clé secrète|clave secreta|chave secreta|пароль|密码|密碼|口令|"
-    "パスワード|비밀번호|κωδικός|סיסמה|كلمة المرور|mật khẩu"
+    "パスワード|비밀번호|κωδικός|סיסמה|كلمة المرور|mật khẩu|पासवर्ड|รหัสผ่าน|kata sandi|"
+    "kata laluan|كلمة السر|رمز عبور|лозинка|lozinka|geslo|parool|slaptažodis|contrasenya"
 )
 _FIELD_NAME = re.compile(
     rf"(?:^|[_.\- ])(?:{_SECRET_WORDS}|{_LOCAL_WORDS}|pwd|authorization|cookie|"
@@ -123,11 +124,14 @@ def secret_field(name: str) -> bool:
 # A bare value (stops at quotes, separators, JSON escapes), or a quoted one, each read once.
 _DQ, _SQ = r"[^\"\\\n]{1,256}+", r"[^'\\\n]{1,256}+"
 _BARE = r"[^\s\"'\\,;&}\]\)>]{3,}+"
-_OPEN = r"(?:\\[\"']|[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
+_OPEN = r"(?:\\{1,7}[\"']|[\"']|%2[27])?(?!(?:null|true|false|None)\b)"
 _VALUE = rf"(?:\"(?P<dq>{_DQ})\"|'(?P<sq>{_SQ})'|{_OPEN}(?P<secret>{_BARE}))"
 _VALUE_LOWER = _VALUE.replace("None", "none")  # for folded rules
 # The rest of one simple command: quoted strings whole, up to a newline, |, ; or &.
 _ARGS = r"""(?:[^\n|;&"']|"[^"\n]{0,256}+"|'[^'\n]{0,256}+'|["']){0,1024}+"""
+_SMB_USER = r"(?:-U\s*+|--user[=\s]\s*+)[^\s%\"']{1,256}+%"
+_LDAP = ("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd")
+_KEYTOOL = r"-(?:src|dest|new)?(?:storepass|keypass)\s++"
 _MYSQL = ("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck")
 
 
@@ -164,10 +168,14 @@ _PREFIXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "aws_key_id",
         ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
-        r"[0-9A-Z]{16}\b",
+        r"[0-9A-Z]{16}(?![A-Za-z0-9_])",
     ),
-    ("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{36,255}+\b"),
-    ("github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}+\b"),
+    (
+        "github_token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"[A-Za-z0-9]{36,255}+(?![A-Za-z0-9_])",
+    ),
+    ("github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}+(?![A-Za-z0-9_])"),
     (
         "gitlab_token",
         ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-"),
@@ -183,6 +191,23 @@ _PREFIXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
     ("shopify_token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
     ("databricks_token", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
+    ("stripe_webhook_secret", ("whsec_",), r"[A-Za-z0-9+/=]{24,}+"),
+    ("mailgun_key", ("key-",), r"[0-9a-zA-Z]{32}(?![0-9a-zA-Z])"),
+    ("sentry_token", ("sntrys_", "sntryu_"), r"[A-Za-z0-9+/=_]{20,}+"),
+    ("square_token", ("sq0atp-", "sq0csp-", "EAAA"), r"[A-Za-z0-9_-]{22,}+"),
+    (
+        "braintree_token",
+        ("access_token$production$", "access_token$sandbox$"),
+        r"[0-9a-z]{16}\$[0-9a-f]{32}",
+    ),
+    ("fcm_server_key", ("AAAA",), r"[A-Za-z0-9_-]{7}:[A-Za-z0-9_-]{100,}+"),
+    ("age_secret_key", ("AGE-SECRET-KEY-1",), r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    ("grafana_token", ("glsa_", "glc_"), r"[A-Za-z0-9+/=_]{32,}+"),
+    ("linear_key", ("lin_api_",), r"[A-Za-z0-9]{40}"),
+    ("notion_token", ("ntn_",), r"[A-Za-z0-9]{40,}+"),
+    ("notion_token", ("secret_",), r"[A-Za-z0-9]{43}(?![A-Za-z0-9])"),
+    ("groq_key", ("gsk_",), r"[A-Za-z0-9]{40,}+"),
+    ("replicate_token", ("r8_",), r"[A-Za-z0-9]{30,}+"),
 )
 
 
@@ -206,6 +231,31 @@ def builtin_rules() -> list[Rule]:
                 hints=tuple(sorted({p.lower() for p in prefixes})),
             )
             for kind, prefixes, rest in _PREFIXED
+        ),
+        Rule(
+            "discord_token",
+            r(
+                "[MNO]"
+                + _after(1)
+                + r"[A-Za-z0-9]{23,25}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+"
+            ),
+            hints=(".",),
+        ),
+        Rule(
+            "discord_webhook",
+            r(r"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}+/[A-Za-z0-9_-]{20,}+"),
+            hints=("discord",),
+        ),
+        Rule(
+            "telegram_bot_token",
+            r(r"[0-9](?<![0-9].)[0-9]{7,11}+:AA[A-Za-z0-9_-]{30,}+"),
+            hints=(":aa",),
+        ),
+        Rule(
+            "sentry_dsn",
+            r(r"://(?P<secret>[0-9a-f]{32})(?::[0-9a-f]{32})?@"),
+            label="secret",
+            hints=("@",),
         ),
         Rule(
             "slack_webhook",
@@ -303,6 +353,77 @@ def builtin_rules() -> list[Rule]:
         ),
         _command("password_option", ("sshpass", "login"), r"-p[\s=]*+", _VALUE),
         _command("curl_cookie", ("curl",), r"-b\s*+", _VALUE),
+        _command(
+            "htpasswd", ("htpasswd",), r"-[A-Za-z]*b[A-Za-z]*(?:\s++[^\s-]\S*+){1,2}\s++", _VALUE
+        ),
+        _command("smbclient", ("smbclient", "rpcclient", "smbmap"), _SMB_USER, _VALUE),
+        _command("ldap_password", _LDAP, r"-w\s*+", _VALUE),
+        _command("keytool", ("keytool", "jarsigner"), _KEYTOOL, _VALUE),
+        _command("ssh_keygen", ("ssh-keygen",), r"-[NP]\s*+", _VALUE),
+        _command(
+            "mongo_password", ("mongosh", "mongo", "mongodump", "mongorestore"), r"-p\s++", _VALUE
+        ),
+        _command("redis_password", ("redis-cli",), r"-a\s*+", _VALUE),
+        Rule(
+            "openssl_pass",
+            r(r"pass:(?<![A-Za-z0-9_]pass:)(?P<secret>[^\s\"'\\]{1,256}+)"),
+            label="secret",
+            hints=("pass:",),
+        ),
+        Rule(
+            "piped_password",
+            r(
+                _token("echo", "printf")
+                + r"\s++(?:-[neE]{1,3}\s++)?"
+                + _VALUE
+                + r"\s*+\|\s*+(?=sudo\b[^\n|;&]{0,64}?\s-[A-Za-z]*S"
+                r"|[^\n|;&]{0,256}?--password-stdin)"
+            ),
+            label="secret",
+            hints=("echo", "printf"),
+        ),
+        Rule(
+            "pgpass_line",
+            r(
+                r"(?m)^[^\s:#]{1,256}+:(?:[0-9]{1,5}|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:"
+                r"(?P<secret>\S{1,256}+)$"
+            ),
+            label="secret",
+            hints=(":",),
+        ),
+        Rule(
+            "auth_tuple",
+            r(
+                r"auth\s*+=\s*+\(\s*+[\"'][^\"'\n]{1,256}+[\"']\s*+,\s*+"
+                r"[\"'](?P<secret>[^\"'\n]{1,256}+)[\"']"
+            ),
+            label="secret",
+            hints=("auth",),
+        ),
+        Rule(
+            "connection_password",
+            r(r"pwd(?<![a-z0-9_]pwd)\s*+=\s*+(?P<secret>[^;\"'\\\n]{1,256}+)", re.IGNORECASE),
+            label="secret",
+            hints=("pwd",),
+            folded=True,
+        ),
+        Rule(
+            "xml_secret",
+            r(
+                rf"<(?:{_SECRET_WORDS}|pass|pwd)>(?P<secret>[^<\n]{{1,256}}+)</",
+                re.IGNORECASE,
+            ),
+            label="secret",
+            hints=("</",),
+            folded=True,
+        ),
+        Rule(
+            "pass_field",
+            r(r"pass(?<=[\"']pass)\\{0,7}[\"']\s*+[:=]\s*+" + _VALUE_LOWER, re.IGNORECASE),
+            label="secret",
+            hints=("pass",),
+            folded=True,
+        ),
         Rule(
             "netrc",
             r(
@@ -326,8 +447,8 @@ def builtin_rules() -> list[Rule]:
         Rule(
             "secret_field",
             r(
-                rf"(?:{_SECRET_WORDS}|{_LOCAL_WORDS})(?:[_-](?:key|value|hash|b64|base64))?\b"
-                r"(?:\\?[\"']|%2[27]|\]|%5d)?\s*+(?:[:=：]|%3[ad])\s*+" + _VALUE_LOWER,
+                rf"(?:{_SECRET_WORDS}|{_LOCAL_WORDS})(?:[_-]?(?:key|value|hash|b64|base64))?\b"
+                r"(?:\\{0,7}[\"']|%2[27]|\]|%5d)?\s*+(?:[:=：]|%3[ad])\s*+" + _VALUE_LOWER,
                 re.IGNORECASE,
             ),
             label="secret",
