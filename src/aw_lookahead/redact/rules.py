@@ -1,4 +1,4 @@
-"""The built-in table of secret shapes: one :class:`Rule` per shape, and :func:`secret_field`.
+"""The built-in table of secret shapes: one :class:`Rule` per shape.
 
 A rule is a regular expression and where in its match the secret is (the
 named group ``secret``, ``dq`` or ``sq``, or the whole match). Every pattern
@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from .names import LOCAL_WORDS, SECRET_WORDS, secret_field
+from .providers import PROVIDER_TOKENS
 
 __all__ = ["Rule", "builtin_rules", "secret_field"]
 
@@ -88,39 +91,6 @@ def _token(*words: str) -> str:
     return "(?:" + "|".join(re.escape(w) + _after(len(w)) for w in words) + ")"
 
 
-# Names that say "this value is a secret", shared by text assignments and JSON keys.
-_SECRET_WORDS = (
-    r"password|passwd|passphrase|secret|token|credentials?|"
-    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
-)
-# The same in other languages (labels in config files, prompts and tool output).
-_LOCAL_WORDS = (
-    "passwort|kennwort|contraseña|contrasena|senha|mot de passe|mot_de_passe|motdepasse|"
-    "wachtwoord|hasło|haslo|lösenord|losenord|salasana|adgangskode|passord|parola|şifre|sifre|"
-    "heslo|jelszó|clé secrète|clave secreta|chave secreta|пароль|密码|密碼|口令|"
-    "パスワード|비밀번호|κωδικός|סיסמה|كلمة المرور|mật khẩu|पासवर्ड|รหัสผ่าน|kata sandi|"
-    "kata laluan|كلمة السر|رمز عبور|лозинка|lozinka|geslo|parool|slaptažodis|contrasenya"
-)
-_FIELD_NAME = re.compile(
-    rf"(?:^|[_.\- ])(?:{_SECRET_WORDS}|{_LOCAL_WORDS}|pwd|authorization|cookie|"
-    r"account_?key|shared_?access_?key|connection_?string|session_?id|sessid)"
-    r"(?:[_-](?:key|value|hash|b64|base64))?$"
-)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-def secret_field(name: str) -> bool:
-    """Whether a JSON key names a secret whatever its value looks like.
-
-    Words are found in snake, kebab, dotted and camel case alike (``password``,
-    ``userPassword``, ``SecretAccessKey``, ``x-api-key``, ``db.client_secret``),
-    and upper-case environment names ending in ``_KEY`` count too.
-    """
-    if re.fullmatch(r"[A-Z0-9_]*_KEY", name):
-        return True
-    return _FIELD_NAME.search(_CAMEL.sub("_", name).lower()) is not None
-
-
 # A bare value (stops at quotes, separators, JSON escapes), or a quoted one, each read once.
 _DQ, _SQ = r"[^\"\\\n]{1,256}+", r"[^'\\\n]{1,256}+"
 _BARE = r"[^\s\"'\\,;&}\]\)>]{3,}+"
@@ -160,57 +130,6 @@ def _command(kind: str, words: tuple[str, ...], option: str, value: str) -> Rule
     )
 
 
-# Provider tokens recognised by their prefix alone: (kind, prefix, the rest).
-_PREFIXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("anthropic_key", ("sk-ant-",), r"[A-Za-z0-9_-]{20,}+"),
-    ("openai_key", ("sk-",), r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+"),
-    ("google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    (
-        "aws_key_id",
-        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
-        r"[0-9A-Z]{16}(?![A-Za-z0-9_])",
-    ),
-    (
-        "github_token",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        r"[A-Za-z0-9]{36,255}+(?![A-Za-z0-9_])",
-    ),
-    ("github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}+(?![A-Za-z0-9_])"),
-    (
-        "gitlab_token",
-        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-"),
-        r"[A-Za-z0-9_-]{20,}+",
-    ),
-    ("slack_token", tuple(f"xox{c}-" for c in "abposre"), r"[A-Za-z0-9-]{10,}+"),
-    ("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), r"[A-Za-z0-9]{16,}+"),
-    ("huggingface_token", ("hf_",), r"[A-Za-z0-9]{30,}+"),
-    ("npm_token", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    ("pypi_token", ("pypi-AgE",), r"[A-Za-z0-9_-]{50,}+"),
-    ("sendgrid_key", ("SG.",), r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
-    ("google_oauth_token", ("ya29.", "GOCSPX-"), r"[A-Za-z0-9_-]{20,}+"),
-    ("digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
-    ("shopify_token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
-    ("databricks_token", ("dapi",), r"[a-f0-9]{32}(?![a-f0-9])"),
-    ("stripe_webhook_secret", ("whsec_",), r"[A-Za-z0-9+/=]{24,}+"),
-    ("mailgun_key", ("key-",), r"[0-9a-zA-Z]{32}(?![0-9a-zA-Z])"),
-    ("sentry_token", ("sntrys_", "sntryu_"), r"[A-Za-z0-9+/=_]{20,}+"),
-    ("square_token", ("sq0atp-", "sq0csp-", "EAAA"), r"[A-Za-z0-9_-]{22,}+"),
-    (
-        "braintree_token",
-        ("access_token$production$", "access_token$sandbox$"),
-        r"[0-9a-z]{16}\$[0-9a-f]{32}",
-    ),
-    ("fcm_server_key", ("AAAA",), r"[A-Za-z0-9_-]{7}:[A-Za-z0-9_-]{100,}+"),
-    ("age_secret_key", ("AGE-SECRET-KEY-1",), r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    ("grafana_token", ("glsa_", "glc_"), r"[A-Za-z0-9+/=_]{32,}+"),
-    ("linear_key", ("lin_api_",), r"[A-Za-z0-9]{40}"),
-    ("notion_token", ("ntn_",), r"[A-Za-z0-9]{40,}+"),
-    ("notion_token", ("secret_",), r"[A-Za-z0-9]{43}(?![A-Za-z0-9])"),
-    ("groq_key", ("gsk_",), r"[A-Za-z0-9]{40,}+"),
-    ("replicate_token", ("r8_",), r"[A-Za-z0-9]{30,}+"),
-)
-
-
 def builtin_rules() -> list[Rule]:
     """A fresh copy of the built-in table, in the order the rules are applied."""
     r = re.compile
@@ -230,7 +149,7 @@ def builtin_rules() -> list[Rule]:
                 r(_token(*prefixes) + rest),
                 hints=tuple(sorted({p.lower() for p in prefixes})),
             )
-            for kind, prefixes, rest in _PREFIXED
+            for kind, prefixes, rest in PROVIDER_TOKENS
         ),
         Rule(
             "discord_token",
@@ -410,7 +329,7 @@ def builtin_rules() -> list[Rule]:
         Rule(
             "xml_secret",
             r(
-                rf"<(?:{_SECRET_WORDS}|pass|pwd)>(?P<secret>[^<\n]{{1,256}}+)</",
+                rf"<(?:{SECRET_WORDS}|pass|pwd)>(?P<secret>[^<\n]{{1,256}}+)</",
                 re.IGNORECASE,
             ),
             label="secret",
@@ -447,12 +366,12 @@ def builtin_rules() -> list[Rule]:
         Rule(
             "secret_field",
             r(
-                rf"(?:{_SECRET_WORDS}|{_LOCAL_WORDS})(?:[_-]?(?:key|value|hash|b64|base64))?\b"
+                rf"(?:{SECRET_WORDS}|{LOCAL_WORDS})(?:[_-]?(?:key|value|hash|b64|base64))?\b"
                 r"(?:\\{0,7}[\"']|%2[27]|\]|%5d)?\s*+(?:[:=：]|%3[ad])\s*+" + _VALUE_LOWER,
                 re.IGNORECASE,
             ),
             label="secret",
-            hints=("pass", "secret", "token", "credential", "key", *_LOCAL_WORDS.split("|")),
+            hints=("pass", "secret", "token", "credential", "key", *LOCAL_WORDS.split("|")),
             folded=True,
         ),
     ]
