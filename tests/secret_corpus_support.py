@@ -6,7 +6,14 @@ and a redactor must leave no trace of ``secret`` in it. Shapes cover provider
 tokens, secret-named assignments in shell, JSON (plain and escaped), YAML,
 flags, URLs, headers and cookies, command-line password options, ``.netrc``,
 Azure connection strings, URL-encoded and base64-wrapped forms, labels in
-other languages, and tokens right after a non-ASCII letter.
+other languages, tokens right after and right before a non-ASCII letter, the
+password options of common tools (``htpasswd -b``, ``smbclient -U u%pw``,
+``ldapsearch -w``, ``openssl pass:``, ``keytool -storepass``, ``ssh-keygen -N``,
+``mongosh -p``, ``redis-cli -a``), passwords piped to ``--password-stdin`` or
+``sudo -S``, ``.pgpass`` lines, ``auth=(u, pw)``, ``Pwd=``, ``{"pass": …}``,
+``<password>…</password>``, TOML ``secretKey``, JSON escaped twice, and
+provider tokens (Stripe webhooks, Mailgun, Sentry, Discord, Telegram, Square,
+Braintree, FCM, age, Grafana, Linear, Notion, Groq, Replicate).
 """
 
 from __future__ import annotations
@@ -60,6 +67,23 @@ TOKENS: dict[str, Callable[[], str]] = {
     "digitalocean": lambda: "dop_v1_" + _r(HEX, 64),
     "shopify": lambda: "shpat_" + _r(HEX, 32),
     "databricks": lambda: "dapi" + _r(HEX, 32),
+    "stripe_webhook": lambda: "whsec_" + _r(ALNUM, 32),
+    "mailgun": lambda: "key-" + _r(HEX, 32),
+    "sentry_token": lambda: "sntrys_" + _r(ALNUM, 60),
+    "discord": lambda: "MT" + _r(ALNUM, 22) + "." + _r(ALNUM, 6) + "." + _r(ALNUM, 38),
+    "telegram": lambda: "123456789:AA" + _r(ALNUM, 33),
+    "square": lambda: "sq0atp-" + _r(ALNUM, 22),
+    "square_secret": lambda: "sq0csp-" + _r(ALNUM, 43),
+    "braintree": lambda: "access_token$production$" + _r(HEX, 16) + "$" + _r(HEX, 32),
+    "fcm": lambda: "AAAA" + _r(ALNUM, 7) + ":" + _r(ALNUM, 140),
+    "age": lambda: "AGE-SECRET-KEY-1" + _r("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+    "grafana_sa": lambda: "glsa_" + _r(ALNUM, 32) + "_" + _r(HEX, 8),
+    "grafana_cloud": lambda: "glc_" + _r(ALNUM, 40),
+    "linear": lambda: "lin_api_" + _r(ALNUM, 40),
+    "notion": lambda: "ntn_" + _r(ALNUM, 46),
+    "notion_legacy": lambda: "secret_" + _r(ALNUM, 43),
+    "groq": lambda: "gsk_" + _r(ALNUM, 52),
+    "replicate": lambda: "r8_" + _r(ALNUM, 37),
 }
 
 # Where a token can appear: {s} is the token.
@@ -69,6 +93,8 @@ TOKEN_CONTEXTS = (
     "é{s} après",
     "clé:{s}",
     "密钥{s}",
+    "{s}é suivant",  # any non-token character ends a token, of any script
+    "«{s}»中文",
 )
 
 # Lines that name a secret: {s} is a random password.
@@ -140,6 +166,36 @@ LABELLED = (
     ("upper_token", "TOKEN={s}"),
     ("github_token_env", "GITHUB_TOKEN={s}"),
     ("french_secret_key", "clé secrète : {s}"),
+    ("htpasswd", "htpasswd -b /etc/nginx/.htpasswd bob {s}"),
+    ("htpasswd_create", "htpasswd -bc .htpasswd alice {s}"),
+    ("smbclient", "smbclient //fs/share -U bob%{s}"),
+    ("ldapsearch", "ldapsearch -x -D cn=admin,dc=x -w {s} -b dc=x"),
+    ("openssl_pass", "openssl enc -aes-256-cbc -pass pass:{s} -in a -out b"),
+    ("openssl_passin", "openssl rsa -in k.pem -passin pass:{s}"),
+    ("keytool", "keytool -list -keystore ks.jks -storepass {s}"),
+    ("keytool_keypass", "keytool -genkey -alias a -keypass {s} -keystore ks.jks"),
+    ("ssh_keygen", "ssh-keygen -t ed25519 -N '{s}' -f id"),
+    ("mongosh", "mongosh -u admin -p {s} --authenticationDatabase admin"),
+    ("redis_cli", "redis-cli -h cache -a {s} ping"),
+    ("password_stdin", "echo {s} | docker login -u bob --password-stdin ghcr.io"),
+    ("password_stdin_quoted", "echo '{s}' | podman login --password-stdin quay.io"),
+    ("sudo_stdin", "echo {s} | sudo -S systemctl restart nginx"),
+    ("pgpass", "cat ~/.pgpass\ndb.example.com:5432:app:bob:{s}\n"),
+    ("requests_auth", 'requests.get(url, auth=("bob", "{s}"))'),
+    ("connection_pwd", "Server=db;Database=app;User Id=bob;Pwd={s};"),
+    ("json_pass", '{{"user": "bob", "pass": "{s}"}}'),
+    ("xml_password", "<user>bob</user><password>{s}</password>"),
+    ("toml_secret_key", 'secretKey = "{s}"'),
+    (
+        "json_escaped_twice",
+        '{{"a": "{{\\"b\\": \\"{{\\\\\\"password\\\\\\": \\\\\\"{s}\\\\\\"}}\\"}}"}}',
+    ),
+    ("hindi", "पासवर्ड: {s}"),
+    ("thai", "รหัสผ่าน: {s}"),
+    ("indonesian", "kata sandi: {s}"),
+    ("ukrainian", "пароль={s}"),
+    ("serbian", "лозинка: {s}"),
+    ("persian", "رمز عبور: {s}"),
 )
 
 
@@ -153,7 +209,8 @@ def corpus() -> list[tuple[str, str, str]]:
     shapes: list[tuple[str, str, str]] = []
     for name, make in TOKENS.items():
         for i, context in enumerate(TOKEN_CONTEXTS):
-            if i == 0 or name in ("openai", "github_ghp", "aws_id", "huggingface", "stripe_live"):
+            common = ("openai", "github_ghp", "aws_id", "huggingface", "stripe_live")
+            if i in (0, 5, 6) or name in common:
                 token = make()
                 shapes.append((f"{name}/{i}", context.format(s=token), token))
     for name, template in LABELLED:
@@ -174,6 +231,10 @@ def corpus() -> list[tuple[str, str, str]]:
     value = _password()
     wrapped = base64.b64encode(f'{{"password": "{value}"}}'.encode()).decode()
     shapes.append(("base64/json", f"data:\n  creds: {wrapped}", wrapped))
+    key = _r(HEX, 32)
+    shapes.append(("sentry_dsn", f"SENTRY_DSN=https://{key}@o1.ingest.sentry.io/42", key))
+    hook = _r(ALNUM + "_-", 68)
+    shapes.append(("discord_webhook", f"https://discord.com/api/webhooks/1234567890/{hook}", hook))
     value = _password()
     shapes.append(("urlencoded_symbols", f"password={quote(value, safe='')}", quote(value)))
     return shapes

@@ -7,7 +7,9 @@ terminal model of langgraph_support.
 
 from __future__ import annotations
 
+import json
 import operator
+import secrets
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -202,6 +204,32 @@ async def test_world_model_calls_are_child_runs_in_callbacks(shell: ShellTool) -
         assert result.generations[0][0].text.startswith("$ ")  # the predicted observation
         # tagged nostream: LangGraph keeps it out of stream_mode="messages"
         assert "nostream" in recorder.tags[run_id]
+
+
+async def test_callback_runs_and_stream_events_carry_redacted_text(shell: ShellTool) -> None:
+    """A token in a tool call reaches neither a tracing handler (the run's prompt, its
+    predicted observation, which echoes the command) nor the custom stream events."""
+    token = "ghp_" + secrets.token_hex(18)
+    command = f"echo {token} > /dev/null"
+    recorder = Recorder()
+    agent = create_agent(
+        policy(turn(command), AIMessage("done")),
+        [shell.tool()],
+        middleware=[LookaheadMiddleware(world_model())],
+    )
+    await agent.ainvoke(INPUT, {"callbacks": [recorder]})
+    assert len(recorder.starts) == len(recorder.ends) == 1
+    traced = json.dumps(list(recorder.starts.values())) + repr(list(recorder.ends.values()))
+    assert token not in traced
+    assert traced.count("[REDACTED_GITHUB_TOKEN_") >= 2  # the prompt and the observation
+    agent = create_agent(
+        policy(turn(command), AIMessage("done")),
+        [shell.tool()],
+        middleware=[LookaheadMiddleware(world_model())],
+    )
+    events = [e for e in agent.stream(INPUT, stream_mode="custom") if "aw_lookahead" in e]
+    assert events
+    assert token not in json.dumps(events, default=str)
 
 
 def test_select_does_not_sample_k_for_a_final_answer(shell: ShellTool) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from aw_lookahead._redact_rules import builtin_rules
 from aw_lookahead.redact import (
     Redactor,
     default_redactor,
@@ -206,7 +205,7 @@ SHAPES = corpus()
 
 
 def test_the_corpus_is_large_and_fresh() -> None:
-    assert len(SHAPES) >= 100
+    assert len(SHAPES) >= 200
     assert {secret for _, _, secret in SHAPES}.isdisjoint({s for _, _, s in corpus()})
 
 
@@ -263,21 +262,6 @@ def test_every_corpus_shape_stays_off_disk(tmp_path: Path) -> None:
     text = path.read_text()
     for name, _, secret in SHAPES:
         assert secret not in text, f"{name} written to disk"
-
-
-def test_every_match_holds_one_of_its_rules_marks() -> None:
-    """A rule with marks is skipped in a text holding none of them: each of its matches
-    (in the corpus, in the tests' texts, in these) holds one, lower-cased."""
-    texts = [line for _, line, _ in corpus()] + [Path(__file__).read_text(encoding="utf-8")]
-    texts += ["PASSWORD%3Ahunter2x AUTHORIZATION=x1y2z3 Cookie : a=b DB_TOKEN = v1", "密码：v1x2"]
-    checked = set()
-    for rule in builtin_rules():
-        for text in texts:
-            for match in rule.regex.finditer(text):
-                whole = match.group(0).lower()
-                assert not rule.marks or any(mark in whole for mark in rule.marks), rule.kind
-                checked.add(rule.kind)
-    assert {r.kind for r in builtin_rules() if r.marks} <= checked
 
 
 def test_a_token_right_after_a_json_unicode_escape_is_redacted() -> None:

@@ -10,6 +10,10 @@
   and the decision. The run is tagged ``nostream`` so it never reaches the
   agent's ``stream_mode="messages"`` token stream.
 
+Both carry redacted text only (:mod:`aw_lookahead.redact`, the process
+default): tracing handlers such as LangSmith see placeholders, never the
+secrets in an action or a predicted observation.
+
 Outside a graph run (no config in context) both are skipped silently.
 """
 
@@ -27,6 +31,7 @@ from langchain_core.runnables.config import (
 from langgraph.constants import TAG_NOSTREAM
 
 from aw_lookahead.lookahead import Decision
+from aw_lookahead.redact import redact_off_loop, redact_record, redact_text
 
 __all__ = ["EVENT_KEY", "emit", "gate_traced", "gate_traced_sync"]
 
@@ -54,14 +59,21 @@ def emit(records: Sequence[Mapping[str, Any]], writer: Callable[[Any], None] | N
         except RuntimeError:
             return
     for rec in records:
-        writer({EVENT_KEY: dict(rec)})
+        writer({EVENT_KEY: redact_record(dict(rec))})
 
 
 def _prompts(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each call as the run's prompt, redacted (secret-named arguments whole)."""
     return [
-        json.dumps({"name": c.get("name"), "arguments": c.get("args", {})}, default=str)
+        json.dumps(
+            redact_record({"name": c.get("name"), "arguments": c.get("args", {})}), default=str
+        )
         for c in calls
     ]
+
+
+def _size(calls: Sequence[Mapping[str, Any]]) -> int:
+    return sum(len(str(c.get("args", ""))) for c in calls)
 
 
 def _result(decision: Decision) -> LLMResult:
@@ -76,8 +88,13 @@ def _result(decision: Decision) -> LLMResult:
         "error": decision.error,
         "cached": decision.cached,
     }
-    text = pred.observation if pred is not None else ""
+    info = redact_record(info)
+    text = redact_text(pred.observation) if pred is not None else ""
     return LLMResult(generations=[[Generation(text=text, generation_info=info)]], llm_output=info)
+
+
+def _observation_size(decision: Decision) -> int:
+    return len(decision.prediction.observation) if decision.prediction is not None else 0
 
 
 _META = {"ls_provider": "aw_lookahead", "ls_model_type": "llm"}
@@ -93,7 +110,8 @@ async def gate_traced(
     manager = get_async_callback_manager_for_config(config)
     manager.add_tags([TAG_NOSTREAM, "aw_lookahead"])
     manager.add_metadata(_META)
-    runs = await manager.on_llm_start(_SERIALIZED, _prompts(calls), name=RUN_NAME)
+    prompts = await redact_off_loop(_size(calls), _prompts, calls)
+    runs = await manager.on_llm_start(_SERIALIZED, prompts, name=RUN_NAME)
     try:
         decisions = await run()
     except BaseException as exc:
@@ -101,7 +119,7 @@ async def gate_traced(
             await r.on_llm_error(exc)
         raise
     for r, d in zip(runs, decisions, strict=False):
-        await r.on_llm_end(_result(d))
+        await r.on_llm_end(await redact_off_loop(_observation_size(d), _result, d))
     return decisions
 
 
