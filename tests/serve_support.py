@@ -62,3 +62,11 @@ def port_free(port: int) -> bool:
         except OSError:
             return False
         return True
+
+
+def listening(port: int) -> bool:
+    """True when something accepts connections on 127.0.0.1:``port`` (a port left in
+    TIME_WAIT by closed connections is not listening, though it may not be bindable yet)."""
+    with socket.socket() as sock:
+        sock.settimeout(5.0)
+        return sock.connect_ex(("127.0.0.1", port)) == 0

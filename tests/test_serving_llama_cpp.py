@@ -8,6 +8,7 @@ token for token with ``serve --gguf --dry-run``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,7 +28,12 @@ import pytest
 from openai import AsyncOpenAI
 
 from aw_lookahead.cli import main
-from aw_lookahead.errors import ConfigError, ContextTooLongError, ServerStartError
+from aw_lookahead.errors import (
+    ConfigError,
+    ContextTooLongError,
+    ReplyParseError,
+    ServerStartError,
+)
 from aw_lookahead.lookahead import Lookahead
 from aw_lookahead.serving.llama_cpp import (
     LLAMA_SERVER_ENV,
@@ -40,7 +46,7 @@ from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 from aw_lookahead.worldmodel.servers import ENV_SERVER, LlamaCppServer, server_kind
 from conftest import LLAMA_TEST_MODEL
-from serve_support import SERVE, alive, next_json, port_free, read_lines
+from serve_support import SERVE, alive, listening, next_json, read_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVING_DOC = ROOT / "docs" / "serving.md"
@@ -291,12 +297,28 @@ def thinking_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory
 
 @pytest.mark.integration
 async def test_thinking_off_reaches_the_chat_template(thinking_server: LlamaServer) -> None:
+    """The prompt llama-server rendered is longer by the empty think block with thinking off."""
+    prompt_tokens: list[int] = []
+
+    async def on_response(response: httpx.Response) -> None:
+        if response.request.url.path.endswith("/chat/completions"):
+            await response.aread()
+            prompt_tokens.append(response.json()["usage"]["prompt_tokens"])
+
     history = _history(1, 5)
-    prompts = {}
+    rendered = {}
     for thinking in (True, False, None):
-        async with _world_model(thinking_server, thinking=thinking, max_tokens=4) as wm:
-            prompts[thinking] = (await wm.predict(history, "ls")).usage.prompt_tokens
-    assert prompts[False] > prompts[True] == prompts[None]
+        http = httpx.AsyncClient(event_hooks={"response": [on_response]}, trust_env=False)
+        client = AsyncOpenAI(base_url=thinking_server.base_url, api_key="EMPTY", http_client=http)
+        wm = OpenAIWorldModel(
+            thinking_server.model, client=client, server="llama.cpp", thinking=thinking,
+            max_tokens=4, timeout=600,
+        )  # fmt: skip
+        with contextlib.suppress(ReplyParseError):  # a 135M model may answer nothing at all
+            await wm.predict(history, "ls")
+        await http.aclose()
+        rendered[thinking] = prompt_tokens[-1]
+    assert rendered[False] > rendered[True] == rendered[None]
 
 
 def test_the_server_stays_small(llama_server: LlamaServer) -> None:
@@ -346,7 +368,7 @@ def test_serve_gguf_answers_our_client_and_stops_on_sigint(
             if stream is not None:
                 stream.close()
     assert not alive(child), "llama-server outlived `serve`"
-    assert port_free(port)
+    assert not listening(port)
 
 
 @pytest.mark.integration
