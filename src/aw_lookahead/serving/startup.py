@@ -20,10 +20,10 @@ _ERROR_LINE = re.compile(r"\b((?:[A-Za-z_][\w.]*)?(?:Error|Exception)): (\S.*)$"
 _WRAPPER_ERRORS = ("root cause above", "initialization failed", "see the log")
 # llama.cpp's own lines for a failed start, most telling first.
 _NATIVE_CAUSES = (
+    re.compile(r"\b(gguf_init\w*: .+)$"),
     re.compile(r"\berror loading model: (.+)$"),
     re.compile(r"\b(couldn't bind .+)$"),
-    re.compile(r"\b(failed to (?:open|read) GGUF file.*|gguf_init\w*: .+)$"),
-    re.compile(r"^(?:\S+\s+)?(error: .+)$"),
+    re.compile(r"\b(error: .+)$"),
 )
 _LOG_PREFIX = re.compile(
     r"^(?:\([^)]*\)\s*)?(?:INFO|WARNING|DEBUG)\s+\S+\s+\S+\s+(?:\[[^\]]*\]\s*)?"
