@@ -16,6 +16,10 @@
 #                           temporary folder, removed afterwards
 #   LLAMA_SERVER_JOBS       parallel compile jobs (default: the CPU count)
 #   PIP                     the pip to download with (default: VENV/bin/python -m pip)
+#   LLAMA_SERVER_CACHE      a folder outside the clone that keeps each build (default:
+#                           ~/.cache/aw-lookahead), keyed by release and CPU flags, so a
+#                           fresh clone or venv on the same machine copies it instead
+#                           of compiling again; empty: no cache
 set -euo pipefail
 
 RELEASE=b11434
@@ -23,7 +27,16 @@ SDIST_VERSION=11434.0.0
 
 venv=${1:?usage: $0 VENV}
 target="$venv/bin/llama-server"
-if [[ -x "$target" ]] && "$target" --version 2>&1 | grep -q "(build ${RELEASE#b}, "; then
+pinned() { [[ -x "$1" ]] && "$1" --version 2>&1 | grep -q "(build ${RELEASE#b}, "; }
+if pinned "$target"; then
+    exit 0
+fi
+cache=${LLAMA_SERVER_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/aw-lookahead}
+cpu=$( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m) | cksum | cut -d' ' -f1)
+cached="$cache/llama-server-$RELEASE-$(uname -sm | tr ' ' '-')-$cpu"
+mkdir -p "$venv/bin"
+if [[ -n "$cache" ]] && pinned "$cached"; then
+    install -m 0755 "$cached" "$target"
     exit 0
 fi
 for tool in cmake c++; do
@@ -58,7 +71,9 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     >"$scratch/configure.log" 2>&1 || { tail -40 "$scratch/configure.log" >&2; exit 1; }
 cmake --build "$build" --target llama-server -j "$jobs" >"$scratch/build.log" 2>&1 \
     || { tail -60 "$scratch/build.log" >&2; exit 1; }
-mkdir -p "$venv/bin"
 install -m 0755 "$build/bin/llama-server" "$target.tmp"
 mv -f "$target.tmp" "$target"
+if [[ -n "$cache" ]] && mkdir -p "$cache" 2>/dev/null; then
+    install -m 0755 "$target" "$cached.tmp" && mv -f "$cached.tmp" "$cached" || true
+fi
 echo "llama-server: built in $(( $(date +%s) - started )) s: $("$target" --version 2>&1 | grep version)" >&2
