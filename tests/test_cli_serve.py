@@ -9,11 +9,9 @@ group it started is gone. Dry-run commands are covered in
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,45 +23,9 @@ import pytest
 
 from aw_lookahead.trajectory import Trajectory
 from aw_lookahead.worldmodel import OpenAIWorldModel
+from serve_support import SERVE, alive, next_json, port_free, pump
 
 pytestmark = pytest.mark.integration
-
-SERVE = [sys.executable, "-c", "from aw_lookahead.cli import console_main; console_main()", "serve"]
-
-
-def _lines(stream: object, into: queue.Queue[str]) -> None:
-    for line in stream:  # type: ignore[attr-defined]
-        into.put(line)
-    into.put("")
-
-
-def _next_json(lines: queue.Queue[str], deadline: float) -> dict[str, object]:
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError("serve printed no ready line before the deadline")
-        line = lines.get(timeout=left)
-        if line == "":
-            raise AssertionError("serve exited before it was ready")
-        if line.startswith("{"):
-            return dict(json.loads(line))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 @pytest.fixture
@@ -79,8 +41,8 @@ def serve_local(
     lines: queue.Queue[str] = queue.Queue()
     errors: queue.Queue[str] = queue.Queue()
     readers = [
-        threading.Thread(target=_lines, args=(proc.stdout, lines), daemon=True),
-        threading.Thread(target=_lines, args=(proc.stderr, errors), daemon=True),
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True),
+        threading.Thread(target=pump, args=(proc.stderr, errors), daemon=True),
     ]
     for reader in readers:
         reader.start()
@@ -103,7 +65,7 @@ def serve_local(
 
 async def test_serve_local_answers_our_client_and_stops_on_sigint(serve_local) -> None:  # type: ignore[no-untyped-def]
     proc, lines = serve_local
-    ready = _next_json(lines, time.monotonic() + 600)
+    ready = next_json(lines, time.monotonic() + 600)
     client_env = ready["client_env"]
     assert isinstance(client_env, dict)
     assert client_env["AW_LOOKAHEAD_MODEL"] == "smollm2-135m-instruct"
@@ -119,8 +81,8 @@ async def test_serve_local_answers_our_client_and_stops_on_sigint(serve_local) -
 
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=90) == 0
-    assert not _alive(child), "the vLLM server outlived `serve`"
-    assert _port_free(port)
+    assert not alive(child), "the vLLM server outlived `serve`"
+    assert port_free(port)
 
 
 def test_serve_exits_1_with_the_log_tail_when_vllm_fails(tmp_path: Path) -> None:

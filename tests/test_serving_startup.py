@@ -91,3 +91,16 @@ def test_the_embedded_kv_cache_is_sized_for_the_model(tmp_path: Path) -> None:
     assert argv[argv.index("--distributed-executor-backend") + 1] == "uni"
     with pytest.raises(ConfigError, match=r"config\.json"):
         kv_cache_bytes(tmp_path / "missing", 1)
+
+
+def test_llama_cpp_names_its_cause_before_the_lines_that_say_it_stopped() -> None:
+    log = """\
+0.00.016.471 E gguf_init_from_reader: failed to read header
+0.00.016.966 E llama_model_load: error loading model: llama_model_loader: failed to load model
+0.00.017.128 E srv    load_model: failed to load model, 'broken.gguf'
+0.00.017.142 I srv    operator(): operator(): cleaning up before exit...
+"""
+    assert startup_cause(log) == "gguf_init_from_reader: failed to read header"
+    assert startup_cause(log.splitlines()[1]) == "llama_model_loader: failed to load model"
+    bind = "0.00.1 E srv  start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 80"
+    assert startup_cause(bind) == "couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 80"

@@ -79,14 +79,21 @@ async def _cap_reply(response: Any) -> None:
     response.stream = _capped_stream_class(base)(stream, MAX_REPLY_BYTES)
 
 
-_CONTEXT_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
-_PROMPT_TOKENS_RE = re.compile(r"(?:contains at least|requested|value=)\s*(\d+)", re.IGNORECASE)
+# vLLM: "maximum context length is 4096 ... requested 5000"; llama.cpp: "request (5000
+# tokens) exceeds the available context size (4096 tokens)".
+_CONTEXT_RE = re.compile(r"(?:maximum context length is|context size \()\s*(\d+)", re.IGNORECASE)
+_PROMPT_TOKENS_RE = re.compile(
+    r"(?:contains at least|requested|value=|(?:request|input) \()\s*(\d+)", re.IGNORECASE
+)
 
 
 def is_context_error(exc: openai.BadRequestError) -> bool:
     """True when a 400 reply says the prompt does not fit the context."""
     text = str(exc).lower()
-    return "context length" in text or "too long" in text or "maximum model length" in text
+    return any(
+        words in text
+        for words in ("context length", "too long", "maximum model length", "context size")
+    )
 
 
 def context_too_long(exc: openai.BadRequestError) -> ContextTooLongError:

@@ -1,6 +1,8 @@
-"""``aw-lookahead serve``: run vLLM's OpenAI-compatible server with a model's preset flags.
+"""``aw-lookahead serve``: run vLLM's OpenAI-compatible server with a model's preset flags,
+or llama.cpp's ``llama-server`` for a GGUF file (``--gguf``).
 
-The command is built by :func:`aw_lookahead.serving.presets.plan_serve`;
+The command is built by :func:`aw_lookahead.serving.presets.plan_serve`
+(``--gguf``: :func:`aw_lookahead.serving.llama_cpp.plan_gguf`);
 ``--dry-run`` prints it (``--json``: with the environment and the client
 variables) and starts nothing. Otherwise the server runs as a child process
 group: ``serve`` waits on ``/health`` with a deadline (``--ready-timeout``),
@@ -39,9 +41,11 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "serve",
-        help="run a vLLM OpenAI-compatible server for a world model",
-        description="Run vLLM's OpenAI-compatible server with the flags a model needs. "
-        f"Presets: {', '.join(sorted(PRESETS))}. Anything after `--` goes to vLLM verbatim.",
+        help="run a vLLM (or, with --gguf, llama.cpp) server for a world model",
+        description="Run vLLM's OpenAI-compatible server with the flags a model needs, or "
+        "llama.cpp's llama-server for a GGUF file (--gguf). "
+        f"Presets: {', '.join(sorted(PRESETS))}. Anything after `--` goes to the server "
+        "verbatim.",
     )
     which = p.add_mutually_exclusive_group()
     which.add_argument("--preset", help="a preset name (default: from --model, else 'default')")
@@ -50,6 +54,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="serve the embedded SmolLM2 with our shipped adapter merged in, on the CPU "
         "build of vLLM (converts and merges it once)",
+    )
+    which.add_argument(
+        "--gguf",
+        metavar="FILE",
+        help="serve this GGUF file with llama.cpp's llama-server (built into .venv by "
+        "make venv) instead of vLLM",
     )
     p.add_argument(
         "--base-only",
@@ -64,7 +74,18 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--nodes", type=int, default=1, help="nodes of a Ray cluster (pipeline parallel)"
     )
-    p.add_argument("--max-model-len", type=int, help="context length (tokens)")
+    p.add_argument(
+        "--max-model-len",
+        "--ctx-size",
+        type=int,
+        help="context length (tokens); with --gguf llama-server's --ctx-size (default 4096)",
+    )
+    p.add_argument("--threads", type=int, help="with --gguf: CPU threads (default: all)")
+    p.add_argument(
+        "--parallel",
+        type=int,
+        help="with --gguf: requests (or samples of one request) served at once (default 4)",
+    )
     p.add_argument("--gpu-memory-utilization", type=float)
     p.add_argument(
         "--prefix-caching",
@@ -89,8 +110,8 @@ def register(subparsers: Any) -> None:
         "--api-key",
         default=None,
         help="require this key from clients (default: $VLLM_API_KEY). Prefer the variable: "
-        "a key on the command line is visible to other users in `ps`; vLLM gets it through "
-        "its environment either way",
+        "a key on the command line is visible to other users in `ps`; the server gets it "
+        "through its environment either way (llama.cpp: LLAMA_API_KEY)",
     )
     p.add_argument(
         "--allow-unauthenticated",
@@ -110,12 +131,32 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+_VLLM_ONLY = {
+    "preset": "--preset",
+    "model": "--model",
+    "base_only": "--base-only",
+    "gpus": "--gpus",
+    "gpu_memory_utilization": "--gpu-memory-utilization",
+    "prefix_caching": "--prefix-caching",
+    "lora": "--lora",
+}
+
+
+def _extra(args: argparse.Namespace) -> list[str]:
+    extra = list(args.vllm_args or [])
+    return extra[1:] if extra and extra[0] == "--" else extra
+
+
 def _plan(args: argparse.Namespace) -> Any:
+    from aw_lookahead.errors import ConfigError
+
+    if args.gguf is not None:
+        return _plan_gguf(args)
+    for name, flag in (("threads", "--threads"), ("parallel", "--parallel")):
+        if getattr(args, name) is not None:
+            raise ConfigError(f"{flag} applies to llama.cpp only; use it with --gguf FILE")
     from aw_lookahead.serving.presets import plan_serve
 
-    extra = list(args.vllm_args or [])
-    if extra and extra[0] == "--":
-        extra = extra[1:]
     return plan_serve(
         "local" if args.local else args.preset,
         model=args.model,
@@ -131,14 +172,44 @@ def _plan(args: argparse.Namespace) -> Any:
         max_lora_rank=args.max_lora_rank,
         api_key=args.api_key,
         thinking=args.thinking,
-        extra_args=extra,
+        extra_args=_extra(args),
         base_only=args.base_only,
     )
 
 
+def _plan_gguf(args: argparse.Namespace) -> Any:
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.serving.llama_cpp import plan_gguf
+
+    given = [flag for name, flag in _VLLM_ONLY.items() if getattr(args, name) not in (None, False)]
+    if args.nodes != 1:
+        given.append("--nodes")
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)} apply to vLLM only; llama.cpp serves the --gguf file as it is "
+            "(drop them, or serve with vLLM instead of --gguf)"
+        )
+    return plan_gguf(
+        args.gguf,
+        served_model_name=args.served_model_name,
+        host=args.host,
+        port=args.port,
+        ctx_size=args.max_model_len,
+        threads=args.threads,
+        parallel=args.parallel,
+        thinking=args.thinking,
+        api_key=args.api_key,
+        extra_args=_extra(args),
+    )
+
+
 def _describe(plan: Any) -> dict[str, Any]:
+    from aw_lookahead.serving.llama_cpp import GgufPlan
+
+    gguf = isinstance(plan, GgufPlan)
     return {
-        "preset": plan.preset.name,
+        "runtime": "llama.cpp" if gguf else "vllm",
+        "preset": None if gguf else plan.preset.name,
         "model": plan.model,
         "served_model_name": plan.served_name,
         "argv": plan.argv,
@@ -146,7 +217,7 @@ def _describe(plan: Any) -> dict[str, Any]:
         "server_env": _hide_key(plan.server_env()),
         "client_env": _hide_key(plan.client_env()),
         "base_url": plan.base_url,
-        "gpu_memory": plan.preset.gpu_memory,
+        "gpu_memory": "no GPU (CPU build)" if gguf else plan.preset.gpu_memory,
         "model_ready": plan.model_ready,
     }
 
@@ -208,12 +279,14 @@ def run(args: argparse.Namespace) -> int:
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in _hide_key(plan.server_env()).items())
             print(f"{env} {shlex.join(plan.argv)}".strip())
             if not plan.model_ready:
-                print(
-                    f"# note: {plan.model} does not exist yet; `serve --local` converts it first",
-                    file=sys.stderr,
-                )
+                later = "" if args.gguf else "; `serve --local` converts it first"
+                print(f"# note: {plan.model} does not exist yet{later}", file=sys.stderr)
         return 0
-    if plan.preset.name == "local" and args.model is None:
+    if args.gguf is not None and not plan.model_ready:
+        from aw_lookahead.errors import ConfigError
+
+        raise ConfigError(f"--gguf {args.gguf}: no such file")
+    if args.gguf is None and plan.preset.name == "local" and args.model is None:
         from aw_lookahead.embedded import prepare_embedded_model
 
         folder = prepare_embedded_model(base_only=args.base_only)
@@ -228,7 +301,8 @@ def run(args: argparse.Namespace) -> int:
         )
     from aw_lookahead.serving import ready_timeout
 
-    timeout = args.ready_timeout or ready_timeout(600.0 if plan.preset.cpu else 1800.0)
+    cpu = args.gguf is not None or plan.preset.cpu
+    timeout = args.ready_timeout or ready_timeout(600.0 if cpu else 1800.0)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in _STOP_SIGNALS}
     server = plan.server(log_path=args.log_file)
     try:
@@ -240,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
         while server.running:
             time.sleep(0.5)
         raise ServerStartError(
-            "the vLLM server exited on its own",
+            f"the {'llama.cpp' if args.gguf else 'vLLM'} server exited on its own",
             log_path=server.log_path,
             log_tail=server.log_tail(),
         )

@@ -1,4 +1,5 @@
-"""Serving world models: start and stop local vLLM OpenAI-compatible servers.
+"""Serving world models: start and stop local vLLM OpenAI-compatible servers, and
+llama.cpp's ``llama-server`` for GGUF files (:mod:`.llama_cpp`).
 
 Importing this package is light (no vLLM, torch or transformers); the server
 runs in a child process with the same interpreter.
@@ -7,6 +8,7 @@ runs in a child process with the same interpreter.
 from __future__ import annotations
 
 from .embedded_server import EMBEDDED_KV_TOKENS, embedded_server_options, start_embedded_server
+from .llama_cpp import LlamaServer, find_llama_server
 from .local import (
     CPU_FLAGS,
     DEFAULT_HOST,
@@ -24,10 +26,12 @@ __all__ = [
     "DEFAULT_HOST",
     "EMBEDDED_KV_TOKENS",
     "READY_TIMEOUT_ENV",
+    "LlamaServer",
     "LocalServer",
     "VllmFlags",
     "embedded_server_options",
     "find_free_port",
+    "find_llama_server",
     "kv_cache_bytes",
     "ready_timeout",
     "start_embedded_server",

@@ -18,6 +18,13 @@ READY_TIMEOUT_ENV = "AW_LOOKAHEAD_READY_TIMEOUT"
 
 _ERROR_LINE = re.compile(r"\b((?:[A-Za-z_][\w.]*)?(?:Error|Exception)): (\S.*)$")
 _WRAPPER_ERRORS = ("root cause above", "initialization failed", "see the log")
+# llama.cpp's own lines for a failed start, most telling first.
+_NATIVE_CAUSES = (
+    re.compile(r"\b(gguf_init\w*: .+)$"),
+    re.compile(r"\berror loading model: (.+)$"),
+    re.compile(r"\b(couldn't bind .+)$"),
+    re.compile(r"\b(error: .+)$"),
+)
 _LOG_PREFIX = re.compile(
     r"^(?:\([^)]*\)\s*)?(?:INFO|WARNING|DEBUG)\s+\S+\s+\S+\s+(?:\[[^\]]*\]\s*)?"
 )
@@ -43,6 +50,9 @@ def startup_cause(log_text: str) -> str | None:
     vLLM reports a failed start as a chain: the real cause (say ``ValueError:
     Available memory ... less than requested memory for kv``) and then wrapper
     errors that point back at it; the last error line that is not a wrapper wins.
+    llama.cpp (C++, no exceptions in its log) says it the other way round: the
+    first line naming the cause (``error loading model: ...``, ``couldn't bind
+    ...``, ``error: ...``) comes before the ones that only say it stopped.
     """
     found: str | None = None
     for line in log_text.splitlines():
@@ -50,7 +60,14 @@ def startup_cause(log_text: str) -> str | None:
         if m is None or any(w in m.group(2).lower() for w in _WRAPPER_ERRORS):
             continue
         found = f"{m.group(1)}: {m.group(2)}"
-    return found
+    if found is not None:
+        return found
+    for pattern in _NATIVE_CAUSES:
+        for line in log_text.splitlines():
+            m = pattern.search(line.strip())
+            if m is not None:
+                return m.group(1).strip()
+    return None
 
 
 def log_stage(log_text: str) -> str:

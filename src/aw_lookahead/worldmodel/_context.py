@@ -2,13 +2,16 @@
 
 Plain functions used by :class:`~aw_lookahead.worldmodel.openai_api.OpenAIWorldModel`:
 planning how many old turns to drop before sending (:func:`plan_skip`, which
-asks vLLM's ``/tokenize`` only when a cheap byte estimate says the prompt may
-not fit). A server's "context too long" refusal is read by the provider's
+asks the server's token counter (its :class:`~.servers.ServerKind`; vLLM's
+``/tokenize`` is :func:`count_tokens`) only when a cheap byte estimate says
+the prompt may not fit). A server's "context too long" refusal is read by the provider's
 error table (:func:`aw_lookahead.endpoint.map_error`). Kept apart from the request/reply
 mapping so each stays small; everything the functions need is passed in.
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 import httpx
 import openai
@@ -50,12 +53,9 @@ async def count_tokens(
 async def plan_skip(
     step: Step,
     *,
-    client: AsyncOpenAI,
-    base_url: str,
-    model: str,
+    count: Callable[[list[dict[str, str]]], Awaitable[int | None]],
     max_model_len: int | None,
     max_tokens: int,
-    request_timeout: float,
 ) -> tuple[int, bool]:
     """How many old turns to drop, and whether to shorten tool descriptions, to fit the context.
 
@@ -64,7 +64,8 @@ async def plan_skip(
     untrimmed one may not fit). History goes first (oldest turns after the
     first); tool definitions are kept, since they ride with the turns that
     use them, and only when no droppable turn is left are their descriptions
-    shortened (``brief``).
+    shortened (``brief``). ``count`` gives a rendering's prompt tokens
+    (``None``: the server cannot tell, and nothing is trimmed ahead).
     """
     if max_model_len is None:
         return 0, False
@@ -78,9 +79,7 @@ async def plan_skip(
         if size < budget:
             return skip, brief
         messages = rendered.messages(longest)
-        tokens = await count_tokens(
-            client, base_url, model, messages, request_timeout=request_timeout
-        )
+        tokens = await count(messages)
         if tokens is None or tokens <= budget:
             return skip, brief
         remaining = len(trajectory.turns) - 1 - skip

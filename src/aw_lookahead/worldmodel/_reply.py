@@ -6,6 +6,9 @@ truncated is decided in one place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from aw_lookahead.errors import ReplyParseError
 from aw_lookahead.prompts import ParsedReply, parse_reply
 from aw_lookahead.trajectory import Action
@@ -59,3 +62,40 @@ def reply_prediction(
         trimmed_turns=trimmed_turns,
         parse_method=parsed.method,
     )
+
+
+def completions_usage(completions: Sequence[Any]) -> Usage:
+    """The token counts of the replies to one prediction's requests, added up.
+
+    ``cached_tokens`` stays ``None`` when no reply reports it (a server that
+    does not say is not a server that cached nothing).
+    """
+    usage = Usage()
+    for completion in completions:
+        if completion.usage is None:
+            continue
+        details = completion.usage.prompt_tokens_details
+        cached = details.cached_tokens if details is not None else None
+        usage = Usage(
+            prompt_tokens=usage.prompt_tokens + (completion.usage.prompt_tokens or 0),
+            completion_tokens=usage.completion_tokens + (completion.usage.completion_tokens or 0),
+            cached_tokens=cached
+            if usage.cached_tokens is None
+            else usage.cached_tokens + (cached or 0),
+        )
+    return usage
+
+
+def choice_logprobs(choice: Any) -> dict[str, Any]:
+    """A chat choice's token log-probabilities, as ``Prediction.metadata`` keeps them
+    (``token_logprobs``: ``[token, logprob]`` per output token; ``token_top_logprobs``:
+    the alternatives at each position); empty when the reply has none."""
+    content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
+    if not content:
+        return {}
+    return {
+        "token_logprobs": [[t.token, t.logprob] for t in content],
+        "token_top_logprobs": [
+            [[a.token, a.logprob] for a in (t.top_logprobs or [])] for t in content
+        ],
+    }

@@ -53,8 +53,9 @@ from aw_lookahead.prompts import PromptSet, prompts_for_model
 from aw_lookahead.trajectory import Action, Trajectory
 
 from ._context import plan_skip
-from ._reply import checked_reply, reply_prediction
-from .base import BaseWorldModel, Prediction, Sampling, Step, Usage
+from ._reply import checked_reply, choice_logprobs, completions_usage, reply_prediction
+from .base import BaseWorldModel, Prediction, Sampling, Step
+from .servers import ServerKind, server_kind
 
 __all__ = ["DEFAULT_BASE_URL", "TOP_LOGPROBS", "ModelInfo", "OpenAIWorldModel"]
 
@@ -96,6 +97,9 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     with ``temperature=0`` they
     give a repeatable ``p_failure`` from one prediction (the engine's
     default estimator for a calibrated model, :mod:`aw_lookahead.lookahead.confidence`).
+    ``server`` is the kind of server (:mod:`.servers`: ``"openai"``, ``"llama.cpp"``;
+    default ``$AW_LOOKAHEAD_SERVER``, else ``"openai"``): where it learns the context
+    length and counts tokens, and how many samples one request may hold.
     """
 
     def __init__(
@@ -119,6 +123,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         samples: int = 1,
         logprobs: bool = False,
         extra_body: dict[str, Any] | None = None,
+        server: str | ServerKind | None = None,
     ) -> None:
         if samples < 1:
             raise ConfigError(f"samples must be >= 1, got {samples}")
@@ -128,6 +133,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             raise ConfigError(f"max_concurrency must be >= 1, got {max_concurrency}")
         if timeout <= 0:
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
+        self.server = server_kind(server)
         self.provider = OpenAIProvider.resolve(
             base_url=base_url, api_key=api_key, client=client, model=model
         )
@@ -150,6 +156,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
         self._max_model_len: int | None = None
+        self._max_samples: int | None = None
         # The weights the server reports (vLLM's root; ModelInfo.weights() for persistent
         # cache keys): "" when it reports none, None until asked.
         self.served_root: str | None = None
@@ -225,21 +232,28 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         match = next((m for m in models if m.id == self._model), None)
         if match is None:
             raise ModelNotServedError(self._model, [m.id for m in models], self.base_url)
-        self._max_model_len = match.max_model_len
+        limits = await self.server.limits(
+            self._client, self.base_url, match, request_timeout=self.timeout
+        )
+        self._max_model_len = limits.context_tokens
+        self._max_samples = limits.max_samples
         self.served_root, self.served_weights = match.root or "", match.weights()
         self._models_checked = True
         return self._model
 
     # ------------------------------------------------------------------ requests
 
-    def _request_kwargs(self, sampling: Sampling | None = None) -> tuple[dict[str, Any], list[Any]]:
-        """The request's settings, and one seed per request to send.
+    def _request_kwargs(
+        self, sampling: Sampling | None = None
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The request's settings, and what each request to send adds to them.
 
         A seeded draw of n predictions is n requests seeded ``seed``,
         ``seed + 1``, ... (their shared prompt still hits vLLM's prefix cache):
         vLLM's CPU build fails on a seeded request with ``n > 1`` ("CPU
         Generator does not use offset") and takes the whole server down.
-        Unseeded, it is one request with ``n``.
+        Unseeded, it is one request with ``n``, or several when the server
+        caps ``n`` (llama.cpp: its slots), sent together.
         """
         body = request_body(self.extra_body, thinking=self.thinking)
         if self.top_k is not None:
@@ -263,10 +277,9 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             kw["logprobs"] = True
             kw["top_logprobs"] = TOP_LOGPROBS
         if seed is not None:
-            return kw, [seed + i for i in range(n)]
-        if n > 1:
-            kw["n"] = n
-        return kw, [None]
+            return kw, [{"seed": seed + i} for i in range(n)]
+        cap = self._max_samples or n
+        return kw, [{"n": min(cap, n - i)} if n > 1 else {} for i in range(0, n, cap)]
 
     async def _create(self, messages: list[dict[str, str]], kw: dict[str, Any]) -> Any:
         async for attempt in AsyncRetrying(
@@ -284,13 +297,13 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
 
     async def _predict_one(self, step: Step, index: int, skip: int, brief: bool) -> Prediction:
         trajectory, action = step.trajectory, step.actions[index]
-        kw, seeds = self._request_kwargs(step.sampling)
+        kw, requests = self._request_kwargs(step.sampling)
         for _ in range(len(trajectory.turns) + 2):
             messages = step.fit(skip, brief).messages(index)
             started = time.perf_counter()
             try:
                 completions = await asyncio.gather(
-                    *(self._create(messages, kw if s is None else {**kw, "seed": s}) for s in seeds)
+                    *(self._create(messages, {**kw, **more}) for more in requests)
                 )
             except ContextTooLongError:
                 if skip < len(trajectory.turns) - 1:
@@ -314,19 +327,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         msg = choice.message
         extra = msg.model_extra or {}
         reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-        usage = Usage()
-        for completion in completions:
-            if completion.usage is not None:
-                details = completion.usage.prompt_tokens_details
-                cached = details.cached_tokens if details is not None else None
-                usage = Usage(
-                    prompt_tokens=usage.prompt_tokens + (completion.usage.prompt_tokens or 0),
-                    completion_tokens=usage.completion_tokens
-                    + (completion.usage.completion_tokens or 0),
-                    cached_tokens=cached
-                    if usage.cached_tokens is None
-                    else usage.cached_tokens + (cached or 0),
-                )
+        usage = completions_usage(completions)
         prediction = reply_prediction(
             action,
             msg.content or "",
@@ -342,15 +343,9 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         samples = [s for s in map(self._sample_text, choices[1:]) if s is not None]
         if samples:
             update["samples"] = samples
-        content_logprobs = getattr(choice.logprobs, "content", None) if choice.logprobs else None
-        if content_logprobs:
-            update["metadata"] = {
-                **prediction.metadata,
-                "token_logprobs": [[t.token, t.logprob] for t in content_logprobs],
-                "token_top_logprobs": [
-                    [[a.token, a.logprob] for a in (t.top_logprobs or [])] for t in content_logprobs
-                ],
-            }
+        token_logprobs = choice_logprobs(choice)
+        if token_logprobs:
+            update["metadata"] = {**prediction.metadata, **token_logprobs}
         return prediction.model_copy(update=update) if update else prediction
 
     def _sample_text(self, choice: Any) -> str | None:
@@ -393,13 +388,14 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
                 sampling=step.sampling,
                 states=step.states,
             )
+        client, model = self._client, self.model
+
+        async def count(messages: list[dict[str, str]]) -> int | None:
+            return await self.server.count_tokens(
+                client, self.base_url, model, messages, request_timeout=self.timeout
+            )
+
         skip, brief = await plan_skip(
-            step,
-            client=self._client,
-            base_url=self.base_url,
-            model=self.model,
-            max_model_len=self._max_model_len,
-            max_tokens=self.max_tokens,
-            request_timeout=self.timeout,
+            step, count=count, max_model_len=self._max_model_len, max_tokens=self.max_tokens
         )
         return functools.partial(self._predict_one, step, skip=skip, brief=brief)
