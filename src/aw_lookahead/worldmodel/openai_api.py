@@ -1,7 +1,7 @@
 """World model behind any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp server).
 
-The provider part (base URL, key, an injectable :class:`openai.AsyncOpenAI`)
-is kept apart from the mapping of requests and replies. Guarantees:
+The provider (base URL, key, an injectable :class:`openai.AsyncOpenAI`) is apart from the
+mapping of requests and replies. Guarantees:
 
 * ``predict_many`` sends the K requests concurrently with one shared,
   byte-identical history, so vLLM's scheduler batches them and its prefix
