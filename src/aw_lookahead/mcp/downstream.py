@@ -359,22 +359,17 @@ class Downstream:
         await self._connected()
         return list(self._tools)
 
-    async def look(self, name: str, arguments: Arguments) -> CallToolResult:
-        """A read-only call made to look at the state (never counted as forwarded): only the
-        tools of :data:`READ_ONLY_LOOKS`, never retried."""
-        if name not in READ_ONLY_LOOKS:
-            raise UsageError(
-                f"{name!r} is not a read-only look; use one of {sorted(READ_ONLY_LOOKS)}"
-            )
-        client = await self._connected()
-        with anyio.fail_after(self.call_timeout_s if self.call_timeout_s > 0 else math.inf):
-            return await client.call_tool(name, arguments)
+    async def call(self, name: str, arguments: Arguments, *, look: bool = False) -> CallToolResult:
+        """Send one ``tools/call`` (never retried) and return the ``CallToolResult``.
 
-    async def call(self, name: str, arguments: Arguments) -> CallToolResult:
-        """Send one ``tools/call`` (never retried) and return the ``CallToolResult``."""
+        ``look``: a read-only call made to look at the state, never counted as forwarded;
+        only the tools of :data:`READ_ONLY_LOOKS`.
+        """
+        if look and name not in READ_ONLY_LOOKS:
+            raise UsageError(f"{name!r} is not a read-only look: one of {sorted(READ_ONLY_LOOKS)}")
         client = await self._connected()
         generation = self.generation
-        self.forwarded += 1
+        self.forwarded += not look
         try:
             with anyio.fail_after(self.call_timeout_s if self.call_timeout_s > 0 else math.inf):
                 return await client.call_tool(name, arguments)

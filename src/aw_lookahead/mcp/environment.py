@@ -98,7 +98,7 @@ class DownstreamEnvironment:
 
     async def _ask(self, tool: str, arguments: Mapping[str, Any]) -> tuple[bool, str]:
         assert tool in READ_ONLY_LOOKS
-        result = await self.downstream.look(tool, dict(arguments))
+        result = await self.downstream.call(tool, dict(arguments), look=True)
         return not result.is_error, result_text(result)
 
     async def _path(

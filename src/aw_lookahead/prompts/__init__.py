@@ -30,7 +30,6 @@ from .render import (
     PROMPT_PROFILES,
     PromptProfile,
     PromptSet,
-    StepMessages,
     ToolLayout,
     default_prompts,
     history_messages,
@@ -41,6 +40,7 @@ from .render import (
     tool_definitions_text,
     tool_names_text,
 )
+from .step_messages import StepMessages
 
 __all__ = [
     "EMBEDDED_SERVED_NAME",

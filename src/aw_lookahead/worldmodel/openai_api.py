@@ -1,7 +1,6 @@
 """World model behind any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp server).
 
-The provider (base URL, key, an injectable :class:`openai.AsyncOpenAI`) is apart from the
-mapping of requests and replies. Guarantees:
+The provider (base URL, key, an injectable ``AsyncOpenAI``) is apart from the mapping; guarantees:
 
 * ``predict_many`` sends the K requests concurrently with one shared,
   byte-identical history, so vLLM's scheduler batches them and its prefix

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aw_lookahead.prompts.render import PromptSet, StepMessages, render_step
+from aw_lookahead.prompts.render import PromptSet, render_step
+from aw_lookahead.prompts.step_messages import StepMessages
 from aw_lookahead.trajectory import Action, Trajectory
 
 __all__ = ["Sampling", "Step"]
