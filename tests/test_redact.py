@@ -221,6 +221,10 @@ def test_every_corpus_shape_is_redacted(name: str, line: str, secret: str) -> No
     assert secret not in json.dumps(r.messages([{"role": "user", "content": line}]))
     assert secret not in r.text(json.dumps({"content": f"first line\n{line}\tend"}))
     assert secret not in json.dumps(r.record({"observation": line}))
+    # A redactor that has not seen the line: found in the JSON-escaped text alone (a tool
+    # call rendered into a prompt, ASCII-escaped or not).
+    for escaped in (json.dumps({"command": f"ls\n{line}"}), json.dumps([line], ensure_ascii=False)):
+        assert secret not in Redactor().text(escaped), f"{name}: {escaped!r}"
 
 
 def test_a_secret_seen_once_is_replaced_everywhere_even_earlier() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
+import json
 import logging
 import re
 import secrets
@@ -33,6 +34,30 @@ _KEPT = 4096
 _MAX_VIEW = 64 * 1024
 """Longer texts are not decoded (URL, base64) and scanned again: the size cap on that work."""
 # Base64 of at least 18 bytes, standard or URL-safe; a run is read once (possessive).
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_JSON_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _json_unescaped(text: str) -> str:
+    """``text`` with JSON string escapes decoded (``\\n``, ``\\"``, ``\\u00e9``): one pass."""
+
+    def one(match: re.Match[str]) -> str:
+        code, char = match.groups()
+        return chr(int(code, 16)) if code else _JSON_SIMPLE.get(char, char)
+
+    return _JSON_ESCAPE.sub(one, text)
+
+
+def _json_forms(secret: str) -> set[str]:
+    """How ``secret`` reads inside a JSON string, and inside one escaped twice."""
+    once = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    return once | {json.dumps(form, ensure_ascii=a)[1:-1] for form in once for a in (True, False)}
+
+
+def _url_forms(secret: str) -> set[str]:
+    return {quote(secret, safe=""), quote_plus(secret, safe="")}
+
+
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,8192}+={0,2}(?![A-Za-z0-9+/=_-])")
 _log = logging.getLogger("aw_lookahead")
 
@@ -124,7 +149,12 @@ class Redactor:
         text = self._by_rules(text)
         if len(text) <= _MAX_VIEW:
             if "%" in text:
-                self._learn_from_view(unquote(text))
+                self._learn_from_view(unquote(text), _url_forms)
+            if "\\" in text:  # text holding JSON strings: a secret split by their escapes
+                view = _json_unescaped(text)
+                self._learn_from_view(view, _json_forms)
+                if "\\" in view:
+                    self._learn_from_view(_json_unescaped(view), _json_forms)
             text = _BASE64_RUN.sub(self._base64, text)
         return self._known.sub(text)
 
@@ -193,14 +223,15 @@ class Redactor:
         learned.setdefault(value, stand_in)
         return stand_in
 
-    def _learn_from_view(self, view: str) -> None:
-        """Secrets in the URL-decoded text are learned in their encoded forms too."""
+    def _learn_from_view(self, view: str, forms: Callable[[str], set[str]]) -> None:
+        """Secrets in a decoded view of the text (URL, JSON string) are learned in their
+        encoded ``forms`` too, so the text itself loses them wherever they stand."""
         generation = self._known.generation
         self._by_rules(view)
         self._learn(
             (form, stand_in)
             for secret, stand_in in self._known.learned_since(generation)
-            for form in {quote(secret, safe=""), quote_plus(secret, safe="")} - {secret}
+            for form in forms(secret) - {secret}
         )
 
     def _base64(self, match: re.Match[str]) -> str:
