@@ -341,7 +341,7 @@ class Lookahead:
         self, trajectory: Trajectory, actions: Sequence[Action]
     ) -> list[Observation | None]:
         seen, failed = await observe_actions(
-            self.environment, trajectory, actions, timeout_s=min(self.deadline_s, 5.0)
+            self.environment, trajectory, actions, timeout_s=self.deadline_s
         )
         self.stats.observe_errors += failed
         return seen

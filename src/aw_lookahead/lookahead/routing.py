@@ -44,6 +44,7 @@ __all__ = [
     "TypedText",
     "declared_annotations",
     "is_read_only_command",
+    "lines_run",
     "terminal_command_text",
     "tool_annotations",
     "typed_text",
@@ -198,6 +199,16 @@ def typed_text(action: Action, history: Sequence[Action] = ()) -> TypedText | No
     unknown = tuple(dict.fromkeys(r.unknown for r in reduced if r.unknown is not None))
     variants = tuple(dict.fromkeys(texts))
     return TypedText(variants[0] if variants else "", unknown, variants)
+
+
+def lines_run(action: Action, history: Sequence[Action] = ()) -> str | None:
+    """The lines a terminal action runs, as bash reads them with its usual settings, one per
+    line; ``None`` for another action, or keys that cannot be read as lines. Unlike
+    :func:`typed_text` (what to judge), an abandoned or unfinished line is not there."""
+    reduced = _replays(action, history)
+    if not reduced or any(r.unknown is not None for r in reduced):
+        return None
+    return "\n".join(reduced[0].lines)
 
 
 def terminal_command_text(action: Action) -> str | None:

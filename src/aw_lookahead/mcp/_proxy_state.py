@@ -69,7 +69,7 @@ class ProxyConfig:
     max_history: int = 50
     elicit: bool = True
     observe: bool = True
-    """Look at the downstream's state through its read-only tools before simulating."""
+    """Gate mode: look at the downstream's state through its read-only tools first."""
 
 
 @dataclass

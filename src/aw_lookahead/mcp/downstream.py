@@ -2,9 +2,8 @@
 
 Guarantees:
 
-* **At most once.** :meth:`Downstream.call` sends a request exactly once; it
-  is never retried, not after a timeout, a crash or a restart. ``forwarded``
-  counts the requests sent.
+* **At most once.** :meth:`Downstream.call` sends a request exactly once, never retried,
+  not after a timeout, a crash or a restart. ``forwarded`` counts them (not the looks).
 * **Crash or hang -> one clear error, then recovery.** A call that fails
   because the server died, or that does not answer within ``call_timeout_s``,
   raises :class:`~aw_lookahead.errors.DownstreamError` saying so (and that
@@ -49,8 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["READ_ONLY_LOOKS", "Downstream", "list_all_tools"]
 
-READ_ONLY_LOOKS = frozenset({"get_file_info", "list_directory", "git_branch"})
-"""The downstream tools the proxy may call to look at the state (each only reads)."""
+READ_ONLY_LOOKS = frozenset({"get_file_info", "list_directory", "git_branch"})  # only read
 
 
 def _describe(exc: BaseException) -> str:
@@ -360,18 +358,20 @@ class Downstream:
         return list(self._tools)
 
     async def call(self, name: str, arguments: Arguments, *, look: bool = False) -> CallToolResult:
-        """Send one ``tools/call`` (never retried) and return the ``CallToolResult``.
-
-        ``look``: a read-only call made to look at the state, never counted as forwarded;
-        only the tools of :data:`READ_ONLY_LOOKS`.
-        """
+        """Send one ``tools/call`` (never retried) and return the ``CallToolResult``; with
+        ``look``, one of :data:`READ_ONLY_LOOKS` to look at the state: not counted as
+        forwarded, its failure raised as is (nothing restarts)."""
         if look and name not in READ_ONLY_LOOKS:
             raise UsageError(f"{name!r} is not a read-only look: one of {sorted(READ_ONLY_LOOKS)}")
         client = await self._connected()
+        timeout = self.call_timeout_s if self.call_timeout_s > 0 else math.inf
+        if look:
+            with anyio.fail_after(timeout):
+                return await client.call_tool(name, arguments)
         generation = self.generation
-        self.forwarded += not look
+        self.forwarded += 1
         try:
-            with anyio.fail_after(self.call_timeout_s if self.call_timeout_s > 0 else math.inf):
+            with anyio.fail_after(timeout):
                 return await client.call_tool(name, arguments)
         except TimeoutError as exc:
             self._request_restart(generation)

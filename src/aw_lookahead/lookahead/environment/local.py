@@ -8,7 +8,7 @@ makefile there, and returns an :class:`~.observation.Observation`. Guarantees:
   or git's ref files; nothing is written and no program runs;
 * **inside the root**: nothing outside it is read but PATH's directories; a
   path or symlink that leads out is unknown (never missing);
-* **bounded**: each look stops at ``time_budget_s`` (what was not looked at is
+* **bounded**: each look stops at ``time_budget_s`` of CPU time (what was not looked at is
   unknown) and runs in a worker thread, off the event loop;
 * **certain or silent**: a need is ``missing`` only when it is observed unmet
   and nothing the action does before it may have met it.
@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from aw_lookahead.lookahead.routing import typed_text
+from aw_lookahead.lookahead.routing import lines_run, typed_text
 from aw_lookahead.lookahead.shell_parse import parse_script
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
@@ -109,13 +109,8 @@ class LocalEnvironment:
 def _shell_text(trajectory: Trajectory, action: Action) -> str | None:
     if trajectory.domain is not Domain.TERMINAL:
         return None
-    typed = typed_text(action)
-    if typed is None or typed.edited_keys:
-        return None
-    text = typed.text
-    if isinstance(action, list) and not text.endswith("\n"):
-        text = text.rpartition("\n")[0]  # the unfinished last line does not run yet
-    return text if text.strip() else None
+    text = lines_run(action, [turn.action for turn in trajectory.turns[-_HISTORY_SCAN:]])
+    return text if text is not None and text.strip() else None
 
 
 def _defines_names(trajectory: Trajectory, text: str) -> bool:
