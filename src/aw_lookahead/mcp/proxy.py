@@ -148,7 +148,9 @@ class LookaheadProxy:
             judges=[RuleJudge()],
             on_error=self.config.on_error,
             deadline_s=self.config.deadline_s,
-            environment=DownstreamEnvironment(downstream) if self._observes() else None,
+            environment=DownstreamEnvironment(downstream)  # gate: look first; else predict
+            if self.config.observe and self.config.mode is ProxyMode.GATE
+            else None,
         )
         self._sessions = _SessionMap()
         self._ordinals = 0
@@ -177,10 +179,6 @@ class LookaheadProxy:
             on_call_tool=self._on_call_tool,
             on_roots_list_changed=self._mirror.on_roots_list_changed,
         )
-
-    def _observes(self) -> bool:
-        """Looking first serves the gate; dryrun and shadow want every call predicted."""
-        return self.config.observe and self.config.mode is ProxyMode.GATE
 
     async def __aenter__(self) -> LookaheadProxy:
         """Start the downstream and wait for it; a failed start raises one DownstreamError.
