@@ -21,8 +21,9 @@ What it does:
    says what it rests on: ``by prediction`` when a rule read a failure in the
    world model's predicted observation (the predicted text is shown), ``by
    observation`` when looking at the sandbox showed a file or program missing
-   (with the names that exist), ``by action rule`` when the command's own text decided (``rm -rf`` needs no
-   world model). The summary says honestly how ``cat missing.txt`` was judged.
+   (with the names that exist), ``by action rule`` when the command's own text
+   decided (``rm -rf`` needs no world model). The summary says honestly how
+   ``cat missing.txt`` was judged.
 
 Run::
 
