@@ -7,6 +7,7 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -15,6 +16,29 @@ from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
 
 OnProgress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+"""What a streamable-HTTP MCP client sends with each POST."""
+
+
+def initialize_request(client: str) -> dict[str, Any]:
+    """A raw JSON-RPC ``initialize`` from a client named ``client`` (for tests over raw HTTP)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
+
+
+def echo(trajectory: Trajectory, action: Action) -> str:
+    """A world model that predicts ``ok`` for everything."""
+    return "ok"
 
 
 def start_http(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:

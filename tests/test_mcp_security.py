@@ -28,27 +28,12 @@ from mcp.client.streamable_http import streamable_http_client
 from aw_lookahead.cli import main
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.mcp import build_server, http_app, serve_http
-from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
-from mcp_support import start_http
+from mcp_support import MCP_HEADERS, echo, initialize_request, start_http
 
 AW = str(Path(sys.executable).with_name("aw-lookahead"))
 TOKEN = "9f2c1e7a-test-token"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "security-test", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def echo(trajectory: Trajectory, action: Action) -> str:
-    return "ok"
+INIT = initialize_request("security-test")
 
 
 def _free_port() -> int:

@@ -21,27 +21,13 @@ pytest.importorskip("mcp")
 
 from aw_lookahead.mcp import build_server, serve_http
 from aw_lookahead.mcp._slow_clients import timed_http_protocol
-from aw_lookahead.trajectory import Action, Trajectory
 from aw_lookahead.worldmodel import FunctionWorldModel
+from mcp_support import MCP_HEADERS, echo, initialize_request
 
 HANG_GUARD_S = 120
 """Far beyond the one-second deadlines under test: only a server that never closes hits it."""
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "slow-client-test", "version": "1"},
-    },
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def echo(trajectory: Trajectory, action: Action) -> str:
-    return "ok"
+INIT = initialize_request("slow-client-test")
 
 
 @asynccontextmanager
@@ -81,7 +67,7 @@ async def _read_until_closed(stream: SocketStream) -> bytes:
 
 async def _served(url: str) -> int:
     async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
-        return (await http.post(url, json=INIT, headers=HEADERS)).status_code
+        return (await http.post(url, json=INIT, headers=MCP_HEADERS)).status_code
 
 
 async def test_400_half_sent_headers_are_answered_408_and_closed() -> None:
