@@ -59,6 +59,7 @@ def test_argv_has_the_cpu_defaults_lora_and_extra_args(tmp_path: Path) -> None:
         "--gpu-memory-utilization 0.2",
         "--enforce-eager",
         "--enable-prompt-tokens-details",
+        "--no-enable-chunked-prefill --max-num-batched-tokens 4096",
         "--enable-lora --max-lora-rank 16 --max-loras 2",
         f"--lora-modules adapter={tmp_path / 'a'}",
     ):
@@ -259,3 +260,29 @@ def test_vllm_server_fixture_answers_a_chat(vllm_server: ServerInfo) -> None:
             temperature=0,
         )
     assert reply.choices[0].finish_reason in ("stop", "length")
+
+
+def test_a_seeded_prompt_longer_than_one_prefill_step_keeps_the_server_alive(
+    vllm_server: ServerInfo,
+) -> None:
+    # A seeded request whose prompt needs more than one 2,048-token prefill step killed the
+    # CPU engine (vLLM rewinds the seeded generator after a partial prefill; a CPU generator
+    # cannot). The CPU flags prefill each prompt whole.
+    long_text = " ".join(f"line {i}: the quick brown fox" for i in range(250))
+    with openai.OpenAI(base_url=vllm_server.base_url, api_key=vllm_server.api_key) as client:
+        for seed in (3, 4):
+            reply = client.chat.completions.create(
+                model=vllm_server.model,
+                messages=[{"role": "user", "content": long_text + "\nSay ok."}],
+                max_tokens=2,
+                temperature=0.6,
+                seed=seed,
+            )
+            assert reply.usage is not None
+            assert reply.usage.prompt_tokens > 2048
+        after = client.chat.completions.create(
+            model=vllm_server.model,
+            messages=[{"role": "user", "content": "Reply with one word."}],
+            max_tokens=2,
+        )
+    assert after.choices[0].finish_reason in ("stop", "length")

@@ -141,6 +141,8 @@ def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> N
     for flag in ("--enforce-eager", "--enable-prompt-tokens-details", "--enable-prefix-caching"):
         assert flag in got
     assert got[got.index("--gpu-memory-utilization") + 1] == "0.2"
+    assert "--no-enable-chunked-prefill" in got
+    assert got[got.index("--max-num-batched-tokens") + 1] == "4096"
     assert got[got.index("--served-model-name") + 1] == "smollm2-135m-instruct"
     assert "--tensor-parallel-size" not in got
     assert int(got[got.index("--kv-cache-memory-bytes") + 1]) < 256 * 2**20

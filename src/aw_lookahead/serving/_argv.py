@@ -52,6 +52,7 @@ class VllmFlags(TypedDict, total=False):
     kv_cache_memory_bytes: int | None
     single_process_worker: bool
     max_num_seqs: int | None
+    chunked_prefill: bool | None
 
 
 VLLM_FLAGS: Final[VllmFlags] = {
@@ -66,6 +67,7 @@ VLLM_FLAGS: Final[VllmFlags] = {
     "kv_cache_memory_bytes": None,
     "single_process_worker": False,
     "max_num_seqs": None,
+    "chunked_prefill": None,
 }
 """The defaults of :func:`vllm_server_argv`: each flag left to vLLM."""
 
@@ -75,10 +77,16 @@ CPU_FLAGS: Final[VllmFlags] = {
     "gpu_memory_utilization": 0.2,
     "enforce_eager": True,
     "enable_prompt_tokens_details": True,
+    "chunked_prefill": False,
 }
 """The defaults of ``LocalServer``, where they differ from :data:`VLLM_FLAGS`: what the CPU
-build needs (a 4,096-token context, a small memory share, no graph capture) plus cached-token
-counts in replies."""
+build needs (a 4,096-token context, a small memory share, no graph capture, each prompt
+prefilled in one step) plus cached-token counts in replies.
+
+Whole prefills because the CPU build's torch generator cannot rewind: vLLM rewinds a seeded
+request's generator after each partial prefill step, so a seeded prompt longer than the step's
+2,048-token budget killed the engine ("CPU Generator does not use offset", then every request
+failed with EngineDeadError)."""
 
 
 def find_free_port(host: str = DEFAULT_HOST) -> int:
@@ -134,6 +142,9 @@ def vllm_server_argv(
     (``--distributed-executor-backend uni``), one process fewer for a
     one-device server.
 
+    ``chunked_prefill=False`` prefills each prompt in one step (with a step budget of
+    ``max_model_len`` tokens, which a whole prompt needs); ``None`` leaves vLLM's default.
+
     ``lora_modules`` (``{name: adapter folder}``) implies ``enable_lora``.
     ``extra_args`` are appended verbatim, so they can override earlier flags.
     ``api_key`` puts the key on the command line, where ``ps`` shows it;
@@ -177,6 +188,12 @@ def vllm_server_argv(
         argv += ["--distributed-executor-backend", "uni"]
     if max_num_seqs is not None:
         argv += ["--max-num-seqs", str(max_num_seqs)]
+    if f["chunked_prefill"] is not None:
+        argv.append(
+            "--enable-chunked-prefill" if f["chunked_prefill"] else "--no-enable-chunked-prefill"
+        )
+        if not f["chunked_prefill"] and max_model_len is not None:
+            argv += ["--max-num-batched-tokens", str(max_model_len)]
     argv += list(extra_args)
     return argv
 

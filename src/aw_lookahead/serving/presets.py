@@ -338,6 +338,7 @@ def plan_serve(
             else preset.gpu_memory_utilization
         ),
         "enforce_eager": preset.enforce_eager,
+        "chunked_prefill": False if preset.cpu else None,
         "enable_prompt_tokens_details": True,
         "enable_lora": bool(lora_modules),
         "max_lora_rank": max_lora_rank,
