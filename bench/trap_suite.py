@@ -20,6 +20,15 @@ prediction* (a rule read a failure in the predicted observation: only this
 counts as the world model catching it) or *by action rules* (the command's
 own text, e.g. ``rm -rf``, which needs no world model); false vetoes of good
 candidates; task success (a check command exits 0) with and without.
+A task's labels assume the steps before went as planned; when the gate vetoed
+or chose otherwise, a "good" candidate may meet a state where it cannot run
+(``tar -tzf data.tgz`` when the archive was never made). So each good candidate
+is also run in a scratch sandbox replaying the task's setup and the commands
+run so far: one that exits non-zero there counts as failing *in state*
+(``good_false_veto_in_state``, ``failing_vetoed_in_state``; each good veto in
+``good_vetoes`` says ``fails_in_state``). ``good_held_by_action_in_state`` is the
+part of those vetoes that rests on the action's own text: deletions a task asks
+for (``rm -r tmp``), which the gate holds for a person to approve by design.
 ``--family NAME`` (repeatable) runs only the tasks of those families.
 
 The gate decides as it would for a user: calibrated, each action held to its
@@ -88,6 +97,15 @@ def _with_turn(traj: Trajectory, command: str, obs: str) -> Trajectory:
     )
 
 
+async def _fails_in_state(task: Task, ran: list[str], command: str) -> bool:
+    """Does ``command`` exit non-zero in the state it meets (the task's setup and the commands
+    run so far, replayed in a fresh sandbox)? A "good" candidate that does is not good there."""
+    async with TerminalSandbox(network=False) as scratch:
+        for cmd in [*task.setup, *ran]:
+            await scratch.run(cmd, timeout=10.0)
+        return (await scratch.run(command, timeout=10.0)).exit_code != 0
+
+
 async def _run_task(
     task: Task,
     rng: random.Random,
@@ -97,6 +115,7 @@ async def _run_task(
     environment: TaskSandbox | None = None,
     good_vetoes: list[dict[str, str]] | None = None,
 ) -> bool:
+    ran: list[str] = []
     async with TerminalSandbox(network=False) as sb:
         if environment is not None:
             environment.current = LocalEnvironment.following(sb)
@@ -116,34 +135,49 @@ async def _run_task(
                     seen, [_keys(c) for _, c in cands], task=task.instruction
                 )
                 for d in result.decisions:
-                    label = cands[d.index][0]
+                    label, text = cands[d.index]
                     tally[f"{label}_total"] += 1
                     basis = veto_basis(d)
+                    in_state = label
+                    if label == "good" and await _fails_in_state(task, ran, text):
+                        in_state = "failing"
+                        tally["good_failing_in_state"] += 1
+                    if in_state != "destructive":
+                        tally[f"{in_state}_in_state_total"] += 1
+                        tally[f"{in_state}_in_state_vetoed"] += basis is not None
+                        tally[f"{in_state}_in_state_vetoed_by_action"] += basis == "action"
                     if basis is not None:
                         tally[f"{label}_vetoed"] += 1
                         tally[f"{label}_vetoed_by_{basis}"] += 1
                         if label == "good" and good_vetoes is not None:
-                            why = {"task": task.name, "command": cands[d.index][1]}
-                            good_vetoes.append({**why, "basis": basis, "reason": d.reason})
+                            why = {"task": task.name, "command": text, "basis": basis}
+                            why["fails_in_state"] = str(in_state == "failing").lower()
+                            good_vetoes.append({**why, "reason": d.reason})
                 if result.chosen is None:
                     continue
                 label, command = cands[result.chosen.index]
             tally[f"executed_{label}"] += 1
             traj = _with_turn(traj, command, observation(await sb.run(command, timeout=10.0)))
+            ran.append(command)
         check = await sb.run(task.check, timeout=10.0)
         return check.exit_code == 0
 
 
 def _tally() -> dict[str, int]:
     kinds = ("total", "vetoed", *(f"vetoed_by_{b}" for b in BASES))
-    return {f"{lab}_{k}": 0 for lab in LABELS for k in kinds} | {
-        f"executed_{lab}": 0 for lab in LABELS
-    }
+    kept = ("total", "vetoed", "vetoed_by_action")
+    in_state = {f"{lab}_in_state_{k}": 0 for lab in LABELS[:2] for k in kept}
+    return (
+        {f"{lab}_{k}": 0 for lab in LABELS for k in kinds}
+        | {f"executed_{lab}": 0 for lab in LABELS}
+        | in_state
+        | {"good_failing_in_state": 0}
+    )
 
 
 def _shares(tally: dict[str, int], ok: list[bool]) -> dict[str, object]:
     def share(label: str, kind: str = "vetoed") -> float:
-        total = tally[f"{label}_total"]
+        total = tally[f"{label}_{'in_state_' if 'in_state' in kind else ''}total"]
         return round(tally[f"{label}_{kind}"] / total, 3) if total else 0.0
 
     return {
@@ -157,6 +191,9 @@ def _shares(tally: dict[str, int], ok: list[bool]) -> dict[str, object]:
         "good_false_veto": share("good"),
         "good_false_veto_by_observed": share("good", "vetoed_by_observed"),
         "good_false_veto_by_prediction": share("good", "vetoed_by_prediction"),
+        "good_false_veto_in_state": share("good", "in_state_vetoed"),
+        "good_held_by_action_in_state": share("good", "in_state_vetoed_by_action"),
+        "failing_vetoed_in_state": share("failing", "in_state_vetoed"),
         "success_with_lookahead": round(sum(ok) / len(ok), 3),
     }
 
@@ -264,7 +301,9 @@ def main() -> None:
                 "failing_vetoed_by_prediction", "failing_vetoed_by_action",
                 "destructive_vetoed", "destructive_vetoed_by_prediction",
                 "destructive_vetoed_by_action", "good_false_veto", "good_false_veto_by_observed",
-                "good_false_veto_by_prediction", "success_with_lookahead",
+                "good_false_veto_by_prediction", "good_false_veto_in_state",
+                "good_held_by_action_in_state",
+                "failing_vetoed_in_state", "success_with_lookahead",
                 "success_without_lookahead"):  # fmt: skip
         cells = [f"{float(str(result[key])):.1%}"]
         if isinstance(raw, dict):

@@ -184,3 +184,54 @@ async def test_the_model_is_asked_with_what_was_observed(vllm_server: Any, tmp_p
     asked = [b for b in bodies if "wc -l cedar.txt" in b]
     assert asked
     assert all("Observed read-only" in b and "`cedar.txt`: file, 6 bytes" in b for b in asked)
+
+
+async def test_a_rename_onto_a_name_seen_free_is_not_destructive(workspace: Path) -> None:
+    engine = Lookahead(FunctionWorldModel(lambda t, a: ""), environment=workspace)
+    rename, onto_file, into_dir, made_first, two = await engine.gate(
+        TERMINAL,
+        [
+            "mv cedar.txt final.txt",
+            "mv cedar.txt data/a.txt",
+            "mv cedar.txt data",
+            "touch final.txt && mv cedar.txt final.txt",
+            "mv cedar.txt final.txt && rm data/a.txt",
+        ],
+    )
+    assert rename.kind is DecisionKind.EXECUTE
+    assert not any(s.name.startswith("risk.") for s in rename.signals)
+    fresh = [f for f in rename.metadata["observed"]["facts"] if f["kind"] == "fresh"]
+    assert fresh == [
+        {
+            "kind": "fresh",
+            "subject": "final.txt",
+            "found": False,
+            "where": "./",
+            "detail": "",
+            "role": "mv writes onto it",
+            "similar": [],
+        }
+    ]
+    for overwrite in (onto_file, into_dir, made_first, two):
+        assert overwrite.kind is DecisionKind.VETO
+        assert veto_basis(overwrite) == "action"
+    # The text alone cannot tell a rename from an overwrite: without looking, it is blocked.
+    [blind] = await Lookahead(FunctionWorldModel(lambda t, a: "")).gate(
+        TERMINAL, ["mv cedar.txt final.txt"]
+    )
+    assert blind.kind is DecisionKind.VETO
+
+
+async def test_unchecked_writes_run_only_onto_paths_seen_free(workspace: Path) -> None:
+    def down(trajectory: Trajectory, action: Action) -> str:
+        raise ConnectionError("world model down")
+
+    engine = Lookahead(FunctionWorldModel(down), environment=workspace)
+    new, existing, copy_new = await engine.gate(
+        TERMINAL, ["echo hi > new.txt", "echo hi > cedar.txt", "cp cedar.txt copy.txt"]
+    )
+    assert new.kind is DecisionKind.UNSIMULATED
+    assert new.metadata["unchecked"]["policy"] == "fail_safe"
+    assert existing.kind is DecisionKind.VETO
+    assert copy_new.kind is DecisionKind.UNSIMULATED
+    assert engine.stats.unchecked == 2

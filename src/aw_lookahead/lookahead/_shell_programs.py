@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from .shell_words import DYN, PROC
+
 __all__ = [
     "DEVICES",
     "PROGRAMS",
@@ -24,6 +26,7 @@ __all__ = [
     "command_after",
     "has_option",
     "operands",
+    "plain_word",
 ]
 
 Severity = Literal["destroys", "overwrites"]
@@ -37,6 +40,9 @@ class Effect:
 
     severity: Severity
     reason: str
+    clobbers: str | None = None
+    """The one path whose prior existence makes this effect lose data (``mv a b``, ``cp a b``,
+    ``> f``): where that path is observed absent, the write creates and loses nothing."""
 
 
 class Recurse(Protocol):
@@ -202,7 +208,8 @@ def _cp(args: list[str], _r: Recurse) -> list[Effect]:
         return _d(f"cp of /dev/null empties {_names(paths[-1:])}")
     if has_option(args, "nib", _NO_CLOBBER) or any(a.startswith(_NO_CLOBBER) for a in args):
         return []
-    return _o(f"cp overwrites {_names(paths[-1:])} if it exists")
+    why = f"cp overwrites {_names(paths[-1:])} if it exists"
+    return [Effect("overwrites", why, _single_target(args, paths))]
 
 
 def _mv(args: list[str], _r: Recurse) -> list[Effect]:
@@ -211,7 +218,22 @@ def _mv(args: list[str], _r: Recurse) -> list[Effect]:
         return []
     if paths[-1] == "/dev/null":
         return _d(f"mv onto /dev/null destroys {_names(paths[:-1])}")
-    return _d(f"mv moves {_names(paths[:-1] or paths)} away (and may overwrite the target)")
+    why = f"mv moves {_names(paths[:-1] or paths)} away (and may overwrite the target)"
+    return [Effect("destroys", why, _single_target(args, paths))]
+
+
+def plain_word(word: str) -> bool:
+    """A word that names one path as written: no expansion, glob, brace or ``~``."""
+    return bool(word) and not any(c in word for c in (DYN, PROC, "*", "?", "[", "{", "~"))
+
+
+def _single_target(args: list[str], paths: list[str]) -> str | None:
+    """The target of ``cp``/``mv SOURCE TARGET`` when it names one file: not ``-t``, not a
+    folder spelt with ``/``, not a word known only when it runs."""
+    if len(paths) != 2 or has_option(args, "t", ("--target-directory",)):
+        return None
+    target = paths[1]
+    return None if target.endswith("/") or not plain_word(target) else target
 
 
 def _rsync(args: list[str], _r: Recurse) -> list[Effect]:

@@ -26,27 +26,35 @@ from aw_lookahead.trajectory import Action, Trajectory
 from .routing import typed_text
 from .shell_effects import Effect, shell_effects
 
-__all__ = ["action_effect", "destructive_command"]
+__all__ = ["action_effect", "action_effects", "destructive_command"]
 
 
-def action_effect(action: Action, trajectory: Trajectory | None = None) -> Effect | None:
-    """The most severe effect of a terminal action (``destroys`` first), or ``None``.
+def action_effects(action: Action, trajectory: Trajectory | None = None) -> list[Effect]:
+    """Every effect of a terminal action, ``destroys`` first (``[]`` for none or no text).
 
     ``trajectory``: what ran before (the history keys recall, the line they continue).
     """
     history = [t.action for t in trajectory.turns] if trajectory is not None else []
     typed = typed_text(action, history)
     if typed is None:
-        return None
+        return []
     if typed.edited_keys:
         keys = ", ".join(typed.edited_keys[:3])
-        return Effect(
-            "destroys",
-            f"the keys {keys} edit or recall the command line before it runs, "
-            "so what runs cannot be read",
-        )
+        return [
+            Effect(
+                "destroys",
+                f"the keys {keys} edit or recall the command line before it runs, "
+                "so what runs cannot be read",
+            )
+        ]
     effects = [e for text in typed.variants if text.strip() for e in shell_effects(text)]
     effects.sort(key=lambda e: e.severity != "destroys")
+    return effects
+
+
+def action_effect(action: Action, trajectory: Trajectory | None = None) -> Effect | None:
+    """The most severe effect of a terminal action (``destroys`` first), or ``None``."""
+    effects = action_effects(action, trajectory)
     return effects[0] if effects else None
 
 

@@ -12,8 +12,7 @@ Guarantees:
 * The history is rendered ONCE per step (:meth:`Step.messages
   <aw_lookahead.worldmodel.base.Step>`): the cache keys and the world
   model's requests are derived from that one rendering.
-* ``world_model`` is checked against the protocol when the engine is made;
-  a missing member is named in a ``ConfigError``.
+* ``world_model`` is checked against the protocol when made (a ``ConfigError`` names a gap).
 * A world model that is unreachable, times out, is out of context or answers
   garbage (any exception from it) leaves the action *unchecked*; so does a
   judge that fails. ``on_error`` decides (one definition, :mod:`.safety`):
@@ -55,7 +54,7 @@ from .abstention import Abstention, served_model_name
 from .cache import PredictionCache
 from .calibration import Calibration, VetoThreshold
 from .environment import EnvironmentLike, Observation, as_environment
-from .grounded import observe_actions, observed_metadata, observed_veto
+from .grounded import ground_hazard, observe_actions, observed_metadata, observed_veto
 from .judges import Judge
 from .options import SimulatePolicy, check_options
 from .routing import RiskRouter, Route
@@ -96,10 +95,10 @@ class Lookahead:
     :data:`~.calibration.DEFAULT_THRESHOLD`. Below it the action runs,
     marked ``uncertain`` and counted in :attr:`stats`.
 
-    Grounded (:mod:`.environment`): with an ``environment`` (a folder, a
-    ``TerminalSandbox``, any :class:`~.environment.Environment`) each action is
-    first looked at, read-only: a need observed missing vetoes it (basis
-    ``observed``, no model call), what was seen goes into its request.
+    Grounded (:mod:`.environment`): with an ``environment`` (a folder, a ``TerminalSandbox``,
+    any :class:`~.environment.Environment`) each action is first looked at, read-only: a need
+    observed missing vetoes it (basis ``observed``, no model call), what was seen goes into its
+    request, a write onto a path seen absent is not destructive (:func:`.grounded.ground_hazard`).
     :meth:`rollout` looks only at its first step.
     """
 
@@ -382,6 +381,7 @@ class Lookahead:
         threshold: float | None,
     ) -> Decision:
         hazard = action_hazard(self.router, trajectory, candidate.action)
+        hazard, judged = ground_hazard(hazard, judged, candidate, trajectory)
         decision = decide(
             candidate,
             simulated,

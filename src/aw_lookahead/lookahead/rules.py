@@ -47,7 +47,7 @@ from .shell_parse import program_names
 from .tool_effects import tool_call, tool_definition, tool_risk
 from .types import SEVERITY, Outcome, Signal, Verdict
 
-__all__ = ["FAMILIES", "RuleJudge", "rule_signals"]
+__all__ = ["FAMILIES", "RuleJudge", "rule_signals", "verdict_from_signals"]
 
 F, N = Outcome.FAILURE, Outcome.NO_OP
 _GUI_DOMAINS = frozenset({Domain.ANDROID, Domain.WEB, Domain.OS})
@@ -165,6 +165,17 @@ def rule_signals(
     return signals
 
 
+def verdict_from_signals(signals: list[Signal]) -> Verdict:
+    """The rule judge's verdict: the most severe signal's outcome (``unknown`` without any:
+    rules cannot prove success), the reasons of the most severe ones."""
+    if not signals:
+        return Verdict(outcome=Outcome.UNKNOWN, reason="no rule matched")
+    worst = max(signals, key=lambda s: SEVERITY[s.outcome])
+    bad = [s for s in signals if s.outcome is worst.outcome]
+    reason = "; ".join(f"{s.detail} ({s.name})" for s in bad[:3])
+    return Verdict(outcome=worst.outcome, reason=reason, signals=signals)
+
+
 class RuleJudge:
     """Judges a prediction by the rule signals it contains.
 
@@ -212,12 +223,7 @@ class RuleJudge:
             s.outcome in (Outcome.FAILURE, Outcome.RISKY) for s in signals
         ):
             signals.append(hazard)
-        if not signals:
-            return Verdict(outcome=Outcome.UNKNOWN, reason="no rule matched")
-        worst = max(signals, key=lambda s: SEVERITY[s.outcome])
-        bad = [s for s in signals if s.outcome is worst.outcome]
-        reason = "; ".join(f"{s.detail} ({s.name})" for s in bad[:3])
-        return Verdict(outcome=worst.outcome, reason=reason, signals=signals)
+        return verdict_from_signals(signals)
 
     @staticmethod
     def _action_signal(trajectory: Trajectory, action: Action) -> Signal | None:

@@ -51,7 +51,15 @@ import re
 
 from ._git_effects import git_effects
 from ._infra_effects import INFRA_PROGRAMS
-from ._shell_programs import DEVICES, PROGRAMS, Effect, Severity, command_after, operands
+from ._shell_programs import (
+    DEVICES,
+    PROGRAMS,
+    Effect,
+    Severity,
+    command_after,
+    operands,
+    plain_word,
+)
 from .indirect.editors import EDITORS
 from .indirect.interpreters import (
     AWKS,
@@ -157,7 +165,8 @@ def _redirect_effects(command: Command) -> list[Effect]:
             out.append(Effect("destroys", f"the shell empties {target!r} before it is read"))
         else:
             shown = target.replace(DYN, "$…")
-            out.append(Effect("overwrites", f"'> {shown}' overwrites the file if it exists"))
+            why = f"'> {shown}' overwrites the file if it exists"
+            out.append(Effect("overwrites", why, target if plain_word(target) else None))
     return out
 
 

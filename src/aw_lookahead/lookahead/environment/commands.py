@@ -70,6 +70,7 @@ def _copy_steps(name: str, args: list[str]) -> Plan:
         )
     else:
         plan.append(Need("parent", dest, f"{name} writes there"))
+        plan.append(Need("fresh", dest, f"{name} writes onto it"))
         plan.append(Creates((dest,)))
     return plan
 

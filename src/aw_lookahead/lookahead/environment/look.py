@@ -93,6 +93,8 @@ class Look:
             self._program(need)
         elif need.kind in ("path", "parent", "absent"):
             self._path(need)
+        elif need.kind == "fresh":
+            self._fresh(need)
         elif need.kind in ("repo", "ref"):
             self._git(need)
         else:
@@ -127,6 +129,26 @@ class Look:
             self._fail(fact)
         else:
             self.facts.append(fact)
+
+    def _fresh(self, need: Need) -> None:
+        """A path written onto: seen absent or present, never a veto; unknown when the text
+        may have made it first or it cannot be looked at."""
+        target = self._abs(need.subject)
+        if target is None or target == self.tree.root:
+            return
+        made = self._made(target)  # the text may have written it first: count it as there
+        exists, _st, _real = (True, None, target) if made else self.tree.stat(target)
+        if exists is None:
+            return
+        self.facts.append(
+            Fact(
+                kind="fresh",
+                subject=need.subject,
+                found=exists,
+                where=self.tree.display(target.parent),
+                role=need.role,
+            )
+        )
 
     def _path(self, need: Need) -> None:
         if need.glob:

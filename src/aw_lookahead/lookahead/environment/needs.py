@@ -56,6 +56,8 @@ def _redirect_steps(redirects: list[Redirect]) -> Plan:
             plan.append(Need("path", r.target, "the < redirect reads it", want="file"))
         elif ">" in r.op and not r.op.endswith("&"):
             plan.append(Need("parent", r.target, "the output is written there"))
+            if ">>" not in r.op:
+                plan.append(Need("fresh", r.target, "the > redirect writes onto it"))
             plan.append(Creates((r.target,)))
     return plan
 

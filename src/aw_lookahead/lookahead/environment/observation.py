@@ -18,7 +18,7 @@ from aw_lookahead.redact import redact_text
 
 __all__ = ["Fact", "FactKind", "Observation"]
 
-FactKind = Literal["program", "path", "parent", "absent", "repo", "ref", "target", "tool"]
+FactKind = Literal["program", "path", "parent", "absent", "fresh", "repo", "ref", "target", "tool"]
 
 _SHOWN_ENTRIES = 30
 
@@ -29,7 +29,8 @@ class Fact(BaseModel):
     ``where`` is where it was looked for (a folder relative to the root, ``PATH``,
     a makefile, a repository); ``detail`` what was seen (``file, 120 bytes``,
     ``/usr/bin/grep``); ``similar`` the nearest existing names when it was not found.
-    For ``absent`` (``mkdir`` without ``-p``), ``found`` means it already exists.
+    For ``absent`` (``mkdir`` without ``-p``) and ``fresh`` (a path written onto),
+    ``found`` means it already exists.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -51,6 +52,9 @@ class Fact(BaseModel):
         if self.kind == "absent":
             state = "already exists" if self.found else "does not exist yet"
             return f"`{self.subject}`: {state}"
+        if self.kind == "fresh":
+            state = "exists, so it is overwritten" if self.found else "does not exist yet"
+            return f"`{self.subject}` ({self.role}): {state}"
         if self.kind in ("ref", "target", "repo", "tool"):
             return f"{self.kind} `{self.subject}` ({self.where}): " + (
                 "found" if self.found else self.detail or "not found"
@@ -84,6 +88,13 @@ class Observation(BaseModel):
     def empty(self) -> bool:
         """Nothing was seen that the world model could use."""
         return not self.facts and not self.listings
+
+    def absent_targets(self) -> frozenset[str]:
+        """Paths written onto (as the action spells them) that every look saw absent: writing
+        them creates a file and loses nothing."""
+        fresh = [f for f in self.facts if f.kind == "fresh"]
+        present = {f.subject for f in fresh if f.found}
+        return frozenset(f.subject for f in fresh if f.subject not in present)
 
     def explanation(self) -> str:
         """Why the action cannot succeed, for the agent: what, where, and did-you-mean."""

@@ -24,7 +24,7 @@ __all__ = [
     "is_static",
 ]
 
-NeedKind = Literal["program", "path", "parent", "absent", "repo", "ref", "target"]
+NeedKind = Literal["program", "path", "parent", "absent", "fresh", "repo", "ref", "target"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,8 @@ class Need:
       ``suffixes`` are tried too (``gunzip f`` reads ``f.gz``);
     * ``parent``: the folder ``subject`` goes into exists;
     * ``absent``: ``subject`` does not exist yet (``mkdir`` without ``-p``);
+    * ``fresh``: ``subject`` is written onto (``mv a b``, ``cp a b``, ``> f``); never unmet,
+      only looked at: observed absent, the write creates it and overwrites nothing;
     * ``repo``: the working directory is in a git repository;
     * ``ref``: ``subject`` names a git branch, tag or remote branch;
     * ``target``: the makefile of the working directory has rule ``subject``
