@@ -124,3 +124,16 @@ def test_middleware_within_one_conversation_decides_a_repeated_id_again(
     assert _kinds(out) == [(LS, "execute"), (RM_DATA, "veto")]
     assert shell.executed == {LS: 1}
     assert _data_kept(shell)
+
+
+def test_node_decides_a_turn_with_more_calls_than_it_remembers(shell: ShellTool) -> None:
+    node = LookaheadNode(world_model(), state_key="lookahead")
+    n = LookaheadNode._MEMO + 100
+    calls = [
+        {"name": "shell", "args": {"command": f"echo {i}"}, "id": f"c{i}", "type": "tool_call"}
+        for i in range(n)
+    ]
+    graph = _graph(shell, node, [AIMessage("", tool_calls=calls)])
+    out = graph.invoke({"messages": [("user", TASK)]}, thread_config())
+    assert len(out["lookahead"]) == n
+    assert sum(shell.executed.values()) == n

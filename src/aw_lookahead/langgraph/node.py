@@ -167,8 +167,9 @@ class LookaheadNode(EngineOwner, RunnableLambda[Any, Any]):
             self._decided[(*short, getattr(ai, "id", None))] = decision
             self._latest[short] = decision
             self._latest.move_to_end(short)
+        limit = max(self._MEMO, len(calls))  # never forget a call of the turn being decided
         for memo in (self._decided, self._latest):
-            while len(memo) > self._MEMO:
+            while len(memo) > limit:
                 memo.popitem(last=False)
 
     def _command(
