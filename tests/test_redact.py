@@ -279,3 +279,16 @@ def test_a_token_right_after_a_json_unicode_escape_is_redacted() -> None:
         assert password not in out, out
         assert "[REDACTED_" in out
     assert Redactor().text(f"x9{key_id}") == f"x9{key_id}", "after a plain digit: not a token"
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_a_private_key_in_json_escaped_again_and_again_is_redacted(depth: int) -> None:
+    # A JSON document carried as a string in another, `depth` times: the key's lines are
+    # split by ever longer escapes (\n, \\n, \\\\n ...).
+    body = "MIIEpAIBAAKCAQEAx7"
+    text: str = PEM
+    for _ in range(depth):
+        text = json.dumps({"content": text})
+    out = Redactor().text(text)
+    assert body not in out, out
+    assert "[REDACTED_" in out

@@ -48,10 +48,19 @@ def _json_unescaped(text: str) -> str:
     return _JSON_ESCAPE.sub(one, text)
 
 
+_JSON_DEPTH = 4
+"""How many times a JSON string may be escaped inside another and still be read."""
+
+
 def _json_forms(secret: str) -> set[str]:
-    """How ``secret`` reads inside a JSON string, and inside one escaped twice."""
-    once = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    return once | {json.dumps(form, ensure_ascii=a)[1:-1] for form in once for a in (True, False)}
+    """How ``secret`` reads inside a JSON string, and inside one escaped up to
+    :data:`_JSON_DEPTH` times (a JSON document carried as a string in another)."""
+    forms: set[str] = set()
+    level = {secret}
+    for _ in range(_JSON_DEPTH):
+        level = {json.dumps(f, ensure_ascii=a)[1:-1] for f in level for a in (True, False)}
+        forms |= level
+    return forms
 
 
 def _url_forms(secret: str) -> set[str]:
@@ -150,11 +159,12 @@ class Redactor:
         if len(text) <= _MAX_VIEW:
             if "%" in text:
                 self._learn_from_view(unquote(text), _url_forms)
-            if "\\" in text:  # text holding JSON strings: a secret split by their escapes
-                view = _json_unescaped(text)
+            view = text
+            for _ in range(_JSON_DEPTH):  # JSON strings: a secret split by their escapes
+                if "\\" not in view:
+                    break
+                view = _json_unescaped(view)
                 self._learn_from_view(view, _json_forms)
-                if "\\" in view:
-                    self._learn_from_view(_json_unescaped(view), _json_forms)
             text = _BASE64_RUN.sub(self._base64, text)
         return self._known.sub(text)
 

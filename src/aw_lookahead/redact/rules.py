@@ -138,7 +138,7 @@ def builtin_rules() -> list[Rule]:
             "private_key",
             r(
                 r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-                r"(?:[A-Za-z0-9+/=\s:,.()]|\\{1,3}[nr]|-(?!----END))*+"
+                r"(?:[A-Za-z0-9+/=\s:,.()]|\\{1,15}[nr]|-(?!----END))*+"
                 r"(?:-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----)?"
             ),
             hints=("private key",),
