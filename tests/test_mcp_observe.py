@@ -143,3 +143,35 @@ async def test_without_observe_the_model_decides(mcp_fs_server: Path, tmp_path: 
     assert result.is_error  # the real server's own error: it was forwarded
     assert "Blocked before execution" not in text(result)
     assert proxy.downstream.forwarded == 1
+
+
+async def test_the_proxy_looks_up_memory_entities_before_adding_to_them(
+    mcp_memory_server: Path, tmp_path: Path
+) -> None:
+    env = {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
+    proxy = LookaheadProxy(
+        Downstream([str(mcp_memory_server)], env=env),
+        FunctionWorldModel(succeeds),
+        ProxyConfig(mode=ProxyMode.GATE),
+    )
+    entity = {"name": "Ada Lovelace", "entityType": "person", "observations": ["mathematician"]}
+    async with proxy, Client(proxy.server) as client:
+        await client.list_tools()
+        made = await client.call_tool("create_entities", {"entities": [entity]})
+        assert not made.is_error, text(made)
+        typo = await client.call_tool(
+            "add_observations",
+            {"observations": [{"entityName": "Ada Lovelance", "contents": ["wrote notes"]}]},
+        )
+        right = await client.call_tool(
+            "add_observations",
+            {"observations": [{"entityName": "Ada Lovelace", "contents": ["wrote notes"]}]},
+        )
+    meta = (typo.meta or {}).get("io.github.aw-lookahead/decision", {})
+    assert typo.is_error
+    assert meta.get("basis") == "observed"
+    assert "did you mean `Ada Lovelace`?" in text(typo)
+    assert not right.is_error, text(right)
+    saved = (tmp_path / "memory.jsonl").read_text()
+    assert "wrote notes" in saved
+    assert "Lovelance" not in saved

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["READ_ONLY_LOOKS", "Downstream", "list_all_tools"]
 
-READ_ONLY_LOOKS = frozenset({"get_file_info", "list_directory", "git_branch"})  # only read
+READ_ONLY_LOOKS = frozenset({"get_file_info", "list_directory", "git_branch", "read_graph"})
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,9 +1,10 @@
 """The proxy's downstream server as an environment: look through its read-only tools first.
 
 For servers whose answers we know (the filesystem server's ``get_file_info`` and
-``list_directory``; mcp-server-git's ``git_branch``), a call that needs a path
-or a branch is checked before it is simulated: the path or branch that is
-observed missing vetoes it with certainty, with the nearest names that exist.
+``list_directory``; mcp-server-git's ``git_branch``; the memory server's
+``read_graph``), a call that needs a path, a branch or a knowledge-graph entity
+(``add_observations`` refuses an unknown one) is checked before it is simulated:
+what is observed missing vetoes it with certainty, with the nearest names that exist.
 Only tools in :data:`READ_ONLY_LOOKS` are ever called, and only when the server
 does not annotate them as writing; a look that errors in any other way than
 "not found" is unknown, never missing.
@@ -11,6 +12,7 @@ does not annotate them as writing; a look that errors in any other way than
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import time
@@ -75,6 +77,8 @@ class DownstreamEnvironment:
                             break
         elif name in _GIT_REF_TOOLS and "git_branch" in looks:
             missing = await self._ref(arguments, _GIT_REF_TOOLS[name], facts)
+        elif name == "add_observations" and "read_graph" in looks:
+            missing = await self._entities(arguments, facts)
         else:
             return None
         return Observation(
@@ -181,3 +185,33 @@ class DownstreamEnvironment:
         )
         facts.append(fact)
         return fact
+
+    async def _entities(self, arguments: Mapping[str, Any], facts: list[Fact]) -> Fact | None:
+        wanted = [
+            str(o["entityName"])
+            for o in arguments.get("observations") or []
+            if isinstance(o, Mapping) and isinstance(o.get("entityName"), str)
+        ]
+        if not wanted:
+            return None
+        ok, text = await self._ask("read_graph", {})
+        try:
+            graph = json.loads(text) if ok else None
+            names = {str(e["name"]) for e in graph["entities"]}  # type: ignore[index]
+        except (ValueError, TypeError, KeyError):
+            return None  # not the memory server's answer: unknown
+        for entity in wanted:
+            found = entity in names
+            fact = Fact(
+                kind="tool",
+                subject=entity,
+                found=found,
+                where="the knowledge graph (read_graph)",
+                detail="" if found else f"the entity `{entity}` is not in the knowledge graph",
+                role="add_observations adds to it",
+                similar=[] if found else similar_names(entity, names),
+            )
+            facts.append(fact)
+            if not found:
+                return fact
+        return None
