@@ -225,3 +225,94 @@ def test_as_environment_takes_a_folder_and_refuses_anything_else(workspace: Path
         as_environment(workspace / "cedar.txt")
     with pytest.raises(ConfigError, match="Environment"):
         as_environment(42)  # type: ignore[arg-type]
+
+
+def _gnu_cat() -> bool:
+    from aw_lookahead.lookahead.environment.files import gnu_long_options, which
+
+    cat = which("cat", os.environ.get("PATH", ""))
+    return cat is not None and gnu_long_options(cat) is not None
+
+
+gnu_only = pytest.mark.skipif(not _gnu_cat(), reason="needs GNU coreutils (read from /usr/bin)")
+
+
+@gnu_only
+@pytest.mark.parametrize(
+    ("text", "option", "hint"),
+    [
+        ("cat --numbr cedar.txt", "--numbr", "--number"),
+        ("mv --forse cedar.txt b.txt", "--forse", "--force"),
+        ("wc --lines-only cedar.txt", "--lines-only", None),
+        ("ls --colr=auto data", "--colr", "--color"),
+        ("grep -n alpha data/a.txt --recursve", "--recursve", "--recursive"),
+    ],
+)
+def test_a_long_option_the_gnu_tool_does_not_know_is_missing(
+    workspace: Path, text: str, option: str, hint: str | None
+) -> None:
+    seen = look(workspace, text)
+    assert seen.missing is not None, seen
+    assert seen.missing.kind == "option"
+    assert seen.missing.subject == option
+    said = seen.explanation()
+    assert f"has no option `{option}`" in said
+    if hint is not None:
+        assert f"did you mean `{hint}`" in said
+
+
+@gnu_only
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cat --number cedar.txt",
+        "cat --num cedar.txt",  # getopt takes an unambiguous prefix
+        "tar --gzip -cf out.tgz data",  # named only inside a longer string of tar's file
+        "ls --color=auto data",
+        "grep -e --numbr cedar.txt",  # the value of -e, not an option
+        "sort --numeric-sort --reverse scores.csv",
+        "bash --norc run.sh",  # not a tool whose options are read
+    ],
+)
+def test_long_options_the_tool_knows_or_that_are_values_are_fine(
+    workspace: Path, text: str
+) -> None:
+    assert look(workspace, text).missing is None, text
+
+
+@gnu_only
+def test_every_long_option_the_tools_document_is_known() -> None:
+    import re
+    import shutil
+
+    from aw_lookahead.lookahead.environment.files import unknown_long_option
+
+    checked, unknown = 0, []
+    for prog in [
+        "cat",
+        "ls",
+        "cp",
+        "mv",
+        "rm",
+        "wc",
+        "head",
+        "tail",
+        "sort",
+        "cut",
+        "ln",
+        "du",
+        "mkdir",
+        "touch",
+        "grep",
+        "sed",
+        "tar",
+    ]:
+        path = shutil.which(prog)
+        assert path is not None
+        helped = subprocess.run([path, "--help"], capture_output=True, text=True, check=True)
+        for option in set(re.findall(r"--([a-z][a-z0-9-]+)", helped.stdout)):
+            checked += 1
+            if unknown_long_option(path, option) is not None:
+                unknown.append((prog, option))
+    assert checked > 300
+    assert unknown == []

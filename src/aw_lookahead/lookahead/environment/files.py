@@ -1,7 +1,8 @@
 """Read-only looks at a folder tree under a root: stat, list, PATH, git refs, make targets.
 
 Nothing outside ``root`` is read but the directories on PATH (a lookup, as
-``which`` does); a symlink that leads out of the root makes its path unknown,
+``which`` does) and a GNU program's own file (the long options it knows, read
+from its bytes); a symlink that leads out of the root makes its path unknown,
 never followed. Nothing here writes, and nothing runs a program.
 """
 
@@ -14,13 +15,20 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["Tree"]
+from .similar import similar_names
+
+__all__ = ["Tree", "gnu_long_options", "unknown_long_option"]
 
 _MAX_HOPS = 40
 _MAX_LIST = 2000
 _MAX_MAKEFILE = 256 * 1024
 _PATH_TTL_S = 30.0
 _executables: dict[str, tuple[float, frozenset[str]]] = {}
+_MAX_PROGRAM = 8 * 1024 * 1024
+_GNU = re.compile(rb"GNU (?:coreutils|tar|grep|sed|diffutils|gzip|findutils)\b")
+_DASHED = re.compile(rb"--([a-z][a-z0-9-]{1,40})")
+_RUN = re.compile(rb"[a-z][a-z0-9-]{1,60}")
+_programs: dict[tuple[str, int, int], tuple[frozenset[str], frozenset[str]] | None] = {}
 
 
 class Tree:
@@ -205,3 +213,45 @@ def make_targets(makefile: Path) -> set[str] | None:
                 return None
             targets.add(name)
     return targets
+
+
+def gnu_long_options(program: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What a GNU tool's executable says of its long options: ``(the names its help shows as
+    --NAME, every run of lower-case letters, digits and dashes in its bytes)``, or ``None``
+    when the file is not such a tool (not ELF, no GNU package named in it, too large,
+    unreadable): then nothing is known.
+
+    GNU's getopt takes any unambiguous prefix of a long option, an option may be left out of
+    the help, and the linker may store its name inside a longer string (``gzip`` in
+    ``ungzip``); so an option is unknown only when no name of the first set starts with it
+    and no run of the second contains it (:func:`unknown_long_option`).
+    """
+    try:
+        st = os.stat(program)
+        key = (program, st.st_mtime_ns, st.st_size)
+        if key in _programs:
+            return _programs[key]
+        if st.st_size > _MAX_PROGRAM:
+            return None
+        with open(program, "rb") as f:
+            raw = f.read(_MAX_PROGRAM)
+    except OSError:
+        return None
+    found = None
+    if raw.startswith(b"\x7fELF") and _GNU.search(raw) and b"--help" in raw:
+        dashed = frozenset(m.decode() for m in _DASHED.findall(raw))
+        found = (dashed, frozenset(m.decode() for m in _RUN.findall(raw)))
+    _programs[key] = found
+    return found
+
+
+def unknown_long_option(program: str, option: str) -> list[str] | None:
+    """For ``--option`` given to the GNU tool at ``program``: ``None`` when it may be known
+    (or nothing is known), else the nearest long options its help shows (did-you-mean)."""
+    known = gnu_long_options(program)
+    if known is None or not option:
+        return None
+    dashed, runs = known
+    if any(name.startswith(option) for name in dashed) or any(option in run for run in runs):
+        return None
+    return ["--" + name for name in similar_names(option, dashed)]

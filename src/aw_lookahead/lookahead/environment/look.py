@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import files
 from .files import Tree, executables, git_dir, git_refs, make_targets, ref_is_unknowable, which
 from .observation import Fact, Observation
 from .plan import Chdir, Creates, Need, Plan, Unknown
@@ -95,6 +96,8 @@ class Look:
             self._path(need)
         elif need.kind == "fresh":
             self._fresh(need)
+        elif need.kind == "option":
+            self._option(need)
         elif need.kind in ("repo", "ref"):
             self._git(need)
         else:
@@ -129,6 +132,16 @@ class Look:
             self._fail(fact)
         else:
             self.facts.append(fact)
+
+    def _option(self, need: Need) -> None:
+        found = which(need.program, self.search_path) if "/" not in need.program else None
+        similar = files.unknown_long_option(found, need.subject) if found is not None else None
+        if similar is not None:
+            detail = f"GNU {need.program} answers: unrecognized option '--{need.subject}'"
+            self._fail(
+                Fact(kind="option", subject=f"--{need.subject}", found=False, where=found or "",
+                     role=need.program, detail=detail, similar=similar)
+            )  # fmt: skip
 
     def _fresh(self, need: Need) -> None:
         """A path written onto: seen absent or present, never a veto; unknown when the text

@@ -62,6 +62,22 @@ def _redirect_steps(redirects: list[Redirect]) -> Plan:
     return plan
 
 
+def _long_options(name: str, args: list[str]) -> Plan:
+    """``--name`` options of ``args`` that are surely options (not a value of the option
+    before them): after the program, an operand or ``--x=v``; none after ``--``."""
+    plan: Plan = []
+    previous = name
+    for arg in args:
+        if arg == "--":
+            break
+        plain = not previous.startswith("-") or "=" in previous
+        if arg.startswith("--") and plain and is_static(arg):
+            option = arg[2:].split("=", 1)[0]
+            plan.append(Need("option", option, f"{name} is given it", program=name))
+        previous = arg
+    return plan
+
+
 def _unwrap(words: list[str]) -> list[str]:
     """The command a wrapper (``sudo``, ``env``, ``timeout 5``...) runs, else the words."""
     while words and words[0] in _WRAPPERS and len(words) > 1:
@@ -82,7 +98,7 @@ def _command_steps(command: Command) -> Plan:
         plan.insert(0, Need("path", name, "it is run", want="exec"))
     elif name not in BUILTINS:
         plan.insert(0, Need("program", name, "it is run"))
-    return plan + program_steps(name.rsplit("/", 1)[-1], args)
+    return plan + _long_options(name, args) + program_steps(name.rsplit("/", 1)[-1], args)
 
 
 def shell_plan(script: Script) -> Plan:

@@ -18,7 +18,9 @@ from aw_lookahead.redact import redact_text
 
 __all__ = ["Fact", "FactKind", "Observation"]
 
-FactKind = Literal["program", "path", "parent", "absent", "fresh", "repo", "ref", "target", "tool"]
+FactKind = Literal[
+    "program", "path", "parent", "absent", "fresh", "option", "repo", "ref", "target", "tool"
+]
 
 _SHOWN_ENTRIES = 30
 
@@ -129,6 +131,8 @@ def _missing_text(fact: Fact) -> str:
         return f"`{fact.subject}` already exists in {where}{role}: {fact.detail}"
     if fact.kind == "parent":
         return f"the folder that `{fact.subject}` goes into does not exist: {fact.detail}{role}"
+    if fact.kind == "option":
+        return f"`{fact.role}` has no option `{fact.subject}` ({fact.detail}; read from {where})"
     if fact.kind == "ref":
         return f"`{fact.subject}` is not a branch, tag or remote branch of {where} ({fact.detail})"
     if fact.kind == "target":

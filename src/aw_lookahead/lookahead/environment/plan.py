@@ -24,7 +24,9 @@ __all__ = [
     "is_static",
 ]
 
-NeedKind = Literal["program", "path", "parent", "absent", "fresh", "repo", "ref", "target"]
+NeedKind = Literal[
+    "program", "path", "parent", "absent", "fresh", "option", "repo", "ref", "target"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,8 @@ class Need:
     * ``absent``: ``subject`` does not exist yet (``mkdir`` without ``-p``);
     * ``fresh``: ``subject`` is written onto (``mv a b``, ``cp a b``, ``> f``); never unmet,
       only looked at: observed absent, the write creates it and overwrites nothing;
+    * ``option``: the GNU tool ``program`` knows the long option ``--subject``
+      (read from the tool's own file; a tool that is not GNU's is not judged);
     * ``repo``: the working directory is in a git repository;
     * ``ref``: ``subject`` names a git branch, tag or remote branch;
     * ``target``: the makefile of the working directory has rule ``subject``
@@ -57,6 +61,7 @@ class Need:
     on_path: bool = False
     suffixes: tuple[str, ...] = ()
     glob: bool = False
+    program: str = ""
 
 
 @dataclass(frozen=True, slots=True)
