@@ -202,8 +202,8 @@ async def predict_samples(
     if resume:
         scan = scan_records(out)  # one read: the foreign-run check and the finished ids
         protocol = "official" if isinstance(world_model, OfficialModel) else "ours"
-        ours = world_model if isinstance(world_model, OfficialModel) else conform(world_model)
-        model = await ours.resolve_model()
+        named = world_model if isinstance(world_model, OfficialModel) else conform(world_model)
+        model = await named.resolve_model()
         if not append:
             known = inputs if inputs is not None else dict(zip(ids, samples, strict=True))
             refuse_foreign_run(out, scan, protocol=protocol, model=model, samples=known)

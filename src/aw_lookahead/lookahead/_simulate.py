@@ -41,7 +41,7 @@ def default_deadline(world_model: BaseWorldModel, judges: Iterable[object] = ())
     timeouts and a slow server is reported by the client, with its remedy.
     """
     wm = world_model.timeout
-    base = float(wm) if isinstance(wm, int | float) and wm > 0 else 60.0
+    base = float(wm) if wm is not None and wm > 0 else 60.0
     slowest = max(
         (float(t) for j in judges if isinstance(t := getattr(j, "timeout", None), int | float)),
         default=0.0,
