@@ -66,22 +66,22 @@ class Abstention:
             served_root=served.root if served is not None else None,
         )
         weights_known = served is not None or not wm.has_server
-        if self._chosen() or (model is not None and weights_known):
+        if (
+            self._calibration is not None
+            or self._threshold_arg is not None
+            or (model is not None and weights_known)
+        ):
             self._veto = found
         return found
-
-    def _chosen(self) -> bool:
-        """Whether the caller chose the threshold or the calibration: then the served
-        model does not change it."""
-        return self._calibration is not None or self._threshold_arg is not None
 
     async def resolve(self, deadline: float) -> VetoThreshold:
         """:meth:`current`, after asking the server which model it serves (name and weights,
         the shipped embedded calibration depends on both) when that is not known yet and
-        matters (the caller chose no threshold or calibration)."""
+        matters (the caller gave no threshold and no calibration file)."""
         wm = self.world_model
         unknown = wm.model_name is None or (wm.has_server and wm.served is None)
-        if self._veto is None and unknown and not self._chosen():
+        given = self._threshold_arg is not None or isinstance(self._calibration, Calibration)
+        if self._veto is None and unknown and not given:
             await learn_served_model(wm, deadline)
         return self.current()
 
