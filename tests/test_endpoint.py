@@ -13,7 +13,6 @@ import contextlib
 import secrets
 import socket
 import string
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,12 @@ from aw_lookahead.endpoint import (
     OpenAIProvider,
     request_body,
 )
-from aw_lookahead.errors import JudgeError, ServerUnreachableError, WorldModelError
+from aw_lookahead.errors import JudgeError, ServerUnreachableError
 from aw_lookahead.evaluation import OfficialModel, ReferenceJudge, RubricJudge
 from aw_lookahead.evaluation.judges.reference import load_reference_judge_prompts
 from aw_lookahead.lookahead import LLMJudge
 from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
-from aw_lookahead.worldmodel import BaseWorldModel, OpenAIWorldModel, Prediction, Step
+from aw_lookahead.worldmodel import BaseWorldModel, OpenAIWorldModel, Prediction
 from test_redact_acceptance import Relay, relay  # noqa: F401  (the logging relay fixture)
 
 TOKEN = "ghp_" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(36))
@@ -167,54 +166,40 @@ async def test_every_component_sends_redacted_messages(
 # ----------------------------------------------------------------------------- one settle loop
 
 
-class _Prepared(BaseWorldModel):
-    """Prepares each step once; ``fail_prepare`` makes the shared work fail."""
-
-    def __init__(self, fail_prepare: bool = False) -> None:
-        self.prepared = 0
-        self.fail_prepare = fail_prepare
+class _Settled(BaseWorldModel):
+    """The base's step: each candidate through ``predict``; "fail" fails, "bug" is a bug."""
 
     @property
     def model_id(self) -> str:
-        return "prepared"
+        return "settled"
 
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
-        return (await self.predict_many(trajectory, [action]))[0]
-
-    async def _prepare_step(self, step: Step) -> Callable[[int], Awaitable[Prediction]]:
-        self.prepared += 1
-        if self.fail_prepare:
-            raise ServerUnreachableError("mem://", "down")
-        width = max(len(str(a)) for a in step.actions)
-
-        async def one(index: int) -> Prediction:
-            action = step.actions[index]
-            if action == "bug":
-                raise KeyError("a bug is not settled")
-            if action == "fail":
-                raise ServerUnreachableError("mem://", "one candidate")
-            return Prediction(action=action, observation=f"{action} of {width}")
-
-        return one
+        if action == "bug":
+            raise KeyError("a bug is not settled")
+        if action == "fail":
+            raise ServerUnreachableError("mem://", "one candidate")
+        return Prediction(action=action, observation=f"{action} seen")
 
 
-async def test_the_base_settle_loop_prepares_once_and_settles_each_candidate() -> None:
-    wm = _Prepared()
+async def test_the_base_settle_loop_settles_each_candidate_and_lets_bugs_through() -> None:
+    wm = _Settled()
     traj = Trajectory(domain="terminal", turns=[])
     settled = await wm.predict_many(traj, ["ls", "fail", "cat"], return_exceptions=True)
-    assert wm.prepared == 1
     assert isinstance(settled[0], Prediction)
-    assert settled[0].observation == "ls of 4"
+    assert settled[0].observation == "ls seen"
     assert isinstance(settled[1], ServerUnreachableError)
     assert isinstance(settled[2], Prediction)
     assert await wm.predict_many(traj, []) == []
-    assert wm.prepared == 1
+    with pytest.raises(ServerUnreachableError):
+        await wm.predict_many(traj, ["ls", "fail"])
     with pytest.raises(KeyError):
         await wm.predict_many(traj, ["ls", "bug"], return_exceptions=True)
 
-    down = _Prepared(fail_prepare=True)
-    results = await down.predict_many(traj, ["a", "b"], return_exceptions=True)
-    assert down.prepared == 1
+
+async def test_a_server_down_is_every_candidates_result_from_one_shared_check() -> None:
+    wm = OpenAIWorldModel("m", base_url=_dead_url(), retries=0)
+    traj = Trajectory(domain="terminal", turns=[])
+    results = await wm.predict_many(traj, ["a", "b"], return_exceptions=True)
     assert len(results) == 2
-    assert all(isinstance(r, WorldModelError) for r in results)
-    assert results[0] is results[1]
+    assert isinstance(results[0], ServerUnreachableError)
+    assert results[0] is results[1]  # the served model is asked once for the step

@@ -144,9 +144,10 @@ async def test_a_server_without_weights_keeps_the_plain_key_and_warns_once(
 class _Unreachable(FunctionWorldModel):
     """A served model whose server cannot say what it serves (it predicts all the same)."""
 
+    has_server = True
+
     def __init__(self) -> None:
         super().__init__(lambda t, a: "ok", model_id="served")
-        self.served_weights: str | None = None
         self.asked = 0
 
     async def resolve_model(self) -> str:

@@ -193,7 +193,8 @@ async def test_the_history_is_rendered_once_per_step(
             for a in actions
             for m in [redact_messages(render_messages(traj, a, prompts=wm.prompts))]
         }
-        assert wm._max_model_len is not None
+        assert wm.served is not None
+        assert wm.served.context_tokens is not None
         lk = Lookahead(wm)
         counter = RenderCounter(monkeypatch)
 

@@ -43,7 +43,7 @@ from aw_lookahead.serving.llama_cpp import (
     plan_gguf,
 )
 from aw_lookahead.trajectory import Trajectory, Turn
-from aw_lookahead.worldmodel import OpenAIWorldModel
+from aw_lookahead.worldmodel import OpenAIWorldModel, ServedModel
 from aw_lookahead.worldmodel.servers import ENV_SERVER, LlamaCppServer, server_kind
 from conftest import LLAMA_TEST_MODEL
 from serve_support import SERVE, alive, listening, next_json, read_lines
@@ -189,7 +189,7 @@ def test_server_kinds_are_explicit(monkeypatch: pytest.MonkeyPatch) -> None:
         server_kind()
     monkeypatch.delenv(ENV_SERVER)
     wm = OpenAIWorldModel("m", base_url="http://127.0.0.1:9/v1", server="llama.cpp", samples=6)
-    wm._max_samples = 4
+    wm._served = ServedModel("m", max_samples=4)  # as resolve_model learns from /props
     assert wm._request_kwargs()[1] == [{"n": 4}, {"n": 2}]
     seeded = OpenAIWorldModel("m", base_url="http://127.0.0.1:9/v1", samples=3, seed=5)
     assert seeded._request_kwargs()[1] == [{"seed": 5}, {"seed": 6}, {"seed": 7}]
@@ -203,7 +203,8 @@ async def test_predictions_carry_token_probabilities_and_a_p_failure(
 ) -> None:
     async with _world_model(llama_server, logprobs=True, temperature=0) as wm:
         assert await wm.resolve_model() == LLAMA_TEST_MODEL
-        assert wm._max_model_len == 4096  # /props: each request may use the whole context
+        assert wm.served is not None
+        assert wm.served.context_tokens == 4096  # /props: each request may use the whole context
         pred = await wm.predict(_history(1, 10), "cat missing.txt")
         [decision] = await Lookahead(wm).gate(_history(1, 10), ["cat missing.txt"])
     assert pred.observation.strip()

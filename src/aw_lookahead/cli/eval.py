@@ -223,7 +223,8 @@ def _run(args: argparse.Namespace) -> int:
             )
         async with model:
             await model.resolve_model()
-            context = await _served_context(model)
+            served = model.served
+            context = served.context_tokens if served is not None else None
             if context is not None and max_tokens >= context:
                 raise ConfigError(
                     f"--max-tokens {max_tokens} does not fit the server's {context}-token "
@@ -256,18 +257,6 @@ def _run(args: argparse.Namespace) -> int:
         f"already done ({stats.total} samples, {stats.samples_per_s:.2f} samples/s) -> {args.out}",
     )
     return 0 if stats.failed == 0 else 1
-
-
-async def _served_context(model: Any) -> int | None:
-    from aw_lookahead.errors import WorldModelError
-
-    try:
-        for info in await model.list_models():
-            if info.id == model.model:
-                return int(info.max_model_len) if info.max_model_len else None
-    except WorldModelError:
-        return None
-    return None
 
 
 def _judge(args: argparse.Namespace) -> int:

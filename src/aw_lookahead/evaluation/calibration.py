@@ -163,12 +163,9 @@ async def calibrate(
     failed = [bool(r["failed"]) for r in kept]
     overall = fit_summary(scores, failed, budget)
     per_action = max((int(r["predictions"]) for r in kept), default=1)
+    settings = engine.world_model.sampling_settings()
     estimator = (
-        "samples"
-        if per_action > 1
-        else "logprobs"
-        if getattr(world_model, "logprobs", False)
-        else "single"
+        "samples" if per_action > 1 else "logprobs" if settings.get("logprobs") else "single"
     )
     calibration = Calibration(
         model=model,
@@ -179,8 +176,8 @@ async def calibrate(
         false_veto_rate=overall.false_veto_rate,
         predictions_per_action=per_action,
         estimator=estimator,
-        temperature=getattr(world_model, "temperature", None),
-        sampling=_sampling(world_model),
+        temperature=settings.get("temperature"),
+        sampling=settings,
         failing=overall.failing,
         good=overall.good,
         skipped=skipped,
@@ -196,11 +193,6 @@ async def calibrate(
         command=command,
     )
     return calibration, [r for r in rows if r is not None]
-
-
-def _sampling(world_model: object) -> dict[str, Any]:
-    keys = ("samples", "logprobs", "temperature", "top_p", "top_k", "max_tokens", "seed")
-    return {k: getattr(world_model, k) for k in keys if hasattr(world_model, k)}
 
 
 def write_calibration(

@@ -45,6 +45,7 @@ from aw_lookahead.errors import (
 )
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import TurnSample
+from aw_lookahead.worldmodel.base import ServedModel
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel
 
 __all__ = [
@@ -269,6 +270,11 @@ class OfficialModel(UsesProvider):
     async def resolve_model(self) -> str:
         """Check the model is served (pick the only one when unset)."""
         return await self._lookup.resolve_model()
+
+    @property
+    def served(self) -> ServedModel | None:
+        """What :meth:`resolve_model` learnt of the server (its context length)."""
+        return self._lookup.served
 
     async def list_models(self) -> list[ModelInfo]:
         """The models the server serves, with their context length where it says."""

@@ -31,6 +31,7 @@ from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import UsageError, WorldModelError
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel import WorldModel
+from aw_lookahead.worldmodel.conform import conform
 
 from ._pool import write_concurrently
 from .official import OfficialModel, OfficialReply, clean_marker, extract_observation, failure_kind
@@ -201,8 +202,8 @@ async def predict_samples(
     if resume:
         scan = scan_records(out)  # one read: the foreign-run check and the finished ids
         protocol = "official" if isinstance(world_model, OfficialModel) else "ours"
-        resolve = getattr(world_model, "resolve_model", None)
-        model = await resolve() if resolve is not None else getattr(world_model, "model_id", None)
+        named = world_model if isinstance(world_model, OfficialModel) else conform(world_model)
+        model = await named.resolve_model()
         if not append:
             known = inputs if inputs is not None else dict(zip(ids, samples, strict=True))
             refuse_foreign_run(out, scan, protocol=protocol, model=model, samples=known)

@@ -380,12 +380,6 @@ def updated(command: Command[Any], changes: Mapping[str, Any]) -> Command[Any]:
     )
 
 
-async def _aclose_world_model(engine: Lookahead) -> None:
-    closer = getattr(engine.world_model, "aclose", None)
-    if closer is not None:
-        await closer()
-
-
 class EngineOwner:
     """Mixin: close the world model's client (``aclose`` for async use, ``close`` for sync)."""
 
@@ -393,8 +387,8 @@ class EngineOwner:
 
     async def aclose(self) -> None:
         """Close the world model's HTTP client (call when the agent is done)."""
-        await _aclose_world_model(self.engine)
+        await self.engine.world_model.aclose()
 
     def close(self) -> None:
         """Blocking :meth:`aclose`."""
-        run_sync(_aclose_world_model(self.engine))
+        run_sync(self.engine.world_model.aclose())

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from aw_lookahead.errors import WorldModelError
 from aw_lookahead.trajectory import Action, Trajectory
-from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel, predict_step
+from aw_lookahead.worldmodel.base import BaseWorldModel, Prediction, Step
 
 from ._decide import Failure, Judged, Simulated
 from .cache import PredictionCache, step_keys
@@ -33,15 +33,15 @@ __all__ = [
 ]
 
 
-def default_deadline(world_model: object, judges: Iterable[object] = ()) -> float:
+def default_deadline(world_model: BaseWorldModel, judges: Iterable[object] = ()) -> float:
     """The engine's deadline for a world model: its ``timeout`` plus the slowest judge's, + 5 s.
 
-    Components without a ``timeout`` attribute count 60 s (world model) or
-    0 s (judge), so the deadline is always longer than the client timeouts
-    and a slow server is reported by the client, with its remedy.
+    A world model without a timeout (``None``) counts 60 s, a judge without a
+    ``timeout`` attribute 0 s, so the deadline is always longer than the client
+    timeouts and a slow server is reported by the client, with its remedy.
     """
-    wm = getattr(world_model, "timeout", None)
-    base = float(wm) if isinstance(wm, int | float) and wm > 0 else 60.0
+    wm = world_model.timeout
+    base = float(wm) if wm is not None and wm > 0 else 60.0
     slowest = max(
         (float(t) for j in judges if isinstance(t := getattr(j, "timeout", None), int | float)),
         default=0.0,
@@ -50,7 +50,7 @@ def default_deadline(world_model: object, judges: Iterable[object] = ()) -> floa
 
 
 async def predict_actions(
-    world_model: WorldModel,
+    world_model: BaseWorldModel,
     step: Step,
     *,
     deadline: float,
@@ -62,7 +62,7 @@ async def predict_actions(
     failure: BaseException | None = None
     try:
         async with asyncio.timeout_at(deadline):
-            results = await predict_step(world_model, step)
+            results = await world_model.predict_step(step)
     except TimeoutError as exc:
         failure = exc
         results = [f"the world model gave no prediction within the {deadline_s:g} s deadline"] * n
@@ -75,7 +75,7 @@ async def predict_actions(
 
 
 async def simulate_step(
-    world_model: WorldModel,
+    world_model: BaseWorldModel,
     cache: PredictionCache | None,
     step: Step,
     *,

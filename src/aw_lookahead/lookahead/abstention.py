@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from typing import Literal
 
+from aw_lookahead.worldmodel.base import BaseWorldModel
+
 from ._decide import Simulated
 from .cache import learn_served_model
 from .calibration import (
@@ -24,30 +26,7 @@ from .calibration import (
 )
 from .safety import logger
 
-__all__ = ["Abstention", "served_model_name"]
-
-
-def _str_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def served_model_name(world_model: object) -> str | None:
-    """The name a world model is served under (its ``model``), for its calibration file.
-
-    ``None`` while it is not known yet (an ``OpenAIWorldModel`` learns it from
-    the server on its first call); a world model without ``model`` is known by
-    its ``model_id``.
-    """
-    try:
-        name = getattr(world_model, "model", None)
-    except Exception:  # a property that cannot answer yet (no model resolved)
-        return None
-    if isinstance(name, str) and name:
-        return name
-    if not hasattr(type(world_model), "model"):
-        model_id = getattr(world_model, "model_id", None)
-        return model_id if isinstance(model_id, str) else None
-    return None
+__all__ = ["Abstention"]
 
 
 class Abstention:
@@ -55,7 +34,7 @@ class Abstention:
 
     def __init__(
         self,
-        world_model: object,
+        world_model: BaseWorldModel,
         *,
         threshold: float | None,
         budget: float | None,
@@ -76,16 +55,17 @@ class Abstention:
         """The threshold in force (cached once the model's name is known)."""
         if self._veto is not None:
             return self._veto
-        model = served_model_name(self.world_model)
+        wm = self.world_model
+        model, served = wm.model_name, wm.served
         found = resolve_threshold(
             model=model,
             threshold=self._threshold_arg,
             budget=self._budget,
             calibration=self._calibration or None,
             lookup=self._calibration is None,
-            served_root=_str_or_none(getattr(self.world_model, "served_root", None)),
+            served_root=served.root if served is not None else None,
         )
-        weights_known = getattr(self.world_model, "served_root", "") is not None
+        weights_known = served is not None or not wm.has_server
         if (
             self._calibration is not None
             or self._threshold_arg is not None
@@ -96,12 +76,13 @@ class Abstention:
 
     async def resolve(self, deadline: float) -> VetoThreshold:
         """:meth:`current`, after asking the server which model it serves (name and weights,
-        the shipped embedded calibration depends on both) when that is not known yet."""
-        unknown = served_model_name(self.world_model) is None or (
-            getattr(self.world_model, "served_root", "") is None  # which weights: not asked yet
-        )
-        if self._veto is None and unknown:
-            await learn_served_model(self.world_model, deadline)
+        the shipped embedded calibration depends on both) when that is not known yet and
+        matters (the caller gave no threshold and no calibration file)."""
+        wm = self.world_model
+        unknown = wm.model_name is None or (wm.has_server and wm.served is None)
+        given = self._threshold_arg is not None or isinstance(self._calibration, Calibration)
+        if self._veto is None and unknown and not given:
+            await learn_served_model(wm, deadline)
         return self.current()
 
     def threshold_for(

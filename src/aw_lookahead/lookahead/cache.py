@@ -59,7 +59,7 @@ from pydantic import ValidationError
 from aw_lookahead.errors import UsageError
 from aw_lookahead.redact import redact_record
 from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory, action_text
-from aw_lookahead.worldmodel.base import Prediction, Step, WorldModel
+from aw_lookahead.worldmodel.base import BaseWorldModel, Prediction, Step
 
 from ._cache_store import close_in, fold_log, open_db, pragma, prune, transaction
 
@@ -75,16 +75,15 @@ _ASK_S = 2.0  # how long a step waits to learn the served model; a slow server i
 logger = logging.getLogger("aw_lookahead")
 
 
-async def learn_served_model(world_model: object, deadline: float) -> None:
-    """Let ``world_model`` ask its server once which model and weights it serves
-    (``resolve_model``, when it has one), for at most 2 s and never past ``deadline``
-    (the loop's clock). Failures are left to the step's own call, which reports them."""
-    resolve = getattr(world_model, "resolve_model", None)
-    if callable(resolve):
-        until = min(deadline, asyncio.get_running_loop().time() + _ASK_S)
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout_at(until):
-                await resolve()
+async def learn_served_model(world_model: BaseWorldModel, deadline: float) -> None:
+    """Let ``world_model`` ask its server which model and weights it serves
+    (:meth:`~aw_lookahead.worldmodel.BaseWorldModel.resolve_model`, which asks once),
+    for at most 2 s and never past ``deadline`` (the loop's clock). Failures are left
+    to the step's own call, which reports them."""
+    until = min(deadline, asyncio.get_running_loop().time() + _ASK_S)
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout_at(until):
+            await world_model.resolve_model()
 
 
 def call_index(trajectory: Trajectory, action: Action) -> int:
@@ -162,36 +161,37 @@ class PredictionCache:
             with self._lock:
                 self._connect()
 
-    async def scope(self, world_model: WorldModel, deadline: float) -> tuple[str, bool]:
+    async def scope(self, world_model: BaseWorldModel, deadline: float) -> tuple[str, bool]:
         """What the keys of ``world_model``'s next step start with, and whether the file
         may answer them and keep them (``shared``; see :meth:`get`).
 
         In memory only, the ``model_id``: the process keeps talking to one server.
-        With a file, a world model with ``served_weights`` (an
-        :class:`~aw_lookahead.worldmodel.OpenAIWorldModel`: vLLM's ``root``,
-        ``parent``, ``max_model_len``, see :meth:`~aw_lookahead.endpoint.ModelInfo.weights`)
-        is asked for them first (:func:`learn_served_model`, once: it remembers the answer),
+        With a file, a world model with a server (``has_server``, an
+        :class:`~aw_lookahead.worldmodel.OpenAIWorldModel`) is asked for the weights it
+        serves (its ``served.weights``: vLLM's ``root``, ``parent``, ``max_model_len``, see
+        :meth:`~aw_lookahead.endpoint.ModelInfo.weights`) first (:func:`learn_served_model`,
+        once: it remembers the answer),
         and they join the ``model_id``; so entries of other weights behind the same name miss.
         A server that reports no weights (not vLLM) keeps the plain key, warned once: the
         file is what the user asked for, and nothing could tell its weights apart anyway.
         Weights not learnt (server down or slow) keep the step off the file, warned once: no
         entry of unknown weights is read or written; the next step asks again.
-        A world model without ``served_weights`` is known by its ``model_id`` alone.
+        A world model without a server is known by its ``model_id`` alone.
         """
-        if self.path is None or not hasattr(world_model, "served_weights"):
+        if self.path is None or not world_model.has_server:
             return world_model.model_id, True
-        if getattr(world_model, "served_weights", None) is None:
+        if world_model.served is None:
             await learn_served_model(world_model, deadline)
-        weights = getattr(world_model, "served_weights", None)
+        served = world_model.served
         model_id = world_model.model_id  # after asking: the model's name may be new
-        if not isinstance(weights, str):
+        if served is None:
             self._warn_once(
                 "unknown",
                 f"could not learn which weights {model_id} serves: until it answers, steps "
                 f"neither read nor write the prediction cache file {self.path}",
             )
             return model_id + "|weights=?", False
-        if not weights:
+        if not served.weights:
             self._warn_once(
                 "unreported",
                 f"the server of {model_id} does not say which weights it serves: the "
@@ -199,7 +199,7 @@ class PredictionCache:
                 "changing the weights behind that name",
             )
             return model_id, True
-        return f"{model_id}|weights={weights}", True
+        return f"{model_id}|weights={served.weights}", True
 
     def _warn_once(self, what: str, message: str) -> None:
         if what not in self._warned:

@@ -7,12 +7,13 @@ Guarantees:
   ``rollout``) plus scheduling noise: the world-model call and the judges run
   under ``asyncio.timeout``. Nothing hangs on a dead server.
 * The actions that need a simulation go to the world model in ONE call
-  (``predict_step``, by default ``predict_many``), so the server batches them
+  (its ``predict_step``), so the server batches them
   and shares the prefix.
 * The history is rendered ONCE per step (:meth:`Step.messages
   <aw_lookahead.worldmodel.base.Step>`): the cache keys and the world
   model's requests are derived from that one rendering.
-* ``world_model`` is checked against the protocol when made (a ``ConfigError`` names a gap).
+* ``world_model`` is checked against the protocol when made (a ``ConfigError`` names a gap;
+  :func:`~aw_lookahead.worldmodel.conform.conform` gives a bare one the contract's defaults).
 * A world model that is unreachable, times out, is out of context or answers
   garbage (any exception from it) leaves the action *unchecked*; so does a
   judge that fails. ``on_error`` decides (one definition, :mod:`.safety`):
@@ -41,16 +42,12 @@ from typing import Any, Literal
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError, UsageError
 from aw_lookahead.trajectory import Action, Trajectory
-from aw_lookahead.worldmodel.base import (
-    Step,
-    WorldModel,
-    check_world_model,
-    prepare_step,
-)
+from aw_lookahead.worldmodel.base import Step, WorldModel
+from aw_lookahead.worldmodel.conform import conform
 
 from ._decide import Candidate, EngineStats, Judged, Simulated, decide, heuristic_score
 from ._simulate import default_deadline, judge_step, simulate_step
-from .abstention import Abstention, served_model_name
+from .abstention import Abstention
 from .cache import PredictionCache
 from .calibration import Calibration, VetoThreshold
 from .environment import EnvironmentLike, Observation, as_environment
@@ -68,7 +65,6 @@ __all__ = [
     "Lookahead",
     "default_deadline",
     "heuristic_score",
-    "served_model_name",
 ]
 
 _DEFAULT_VETO = frozenset({Outcome.FAILURE, Outcome.NO_OP, Outcome.RISKY})
@@ -118,7 +114,7 @@ class Lookahead:
         calibration: Calibration | str | os.PathLike[str] | Literal[False] | None = None,
         environment: EnvironmentLike | None = None,
     ) -> None:
-        check_world_model(world_model)
+        model = conform(world_model)
         check_options(
             simulate=simulate,
             on_error=on_error,
@@ -127,10 +123,10 @@ class Lookahead:
         )
         judges = list(judges) if judges is not None else [RuleJudge()]
         if deadline_s is None:
-            deadline_s = default_deadline(world_model, judges)
+            deadline_s = default_deadline(model, judges)
         if not deadline_s > 0:
             raise ConfigError(f"deadline_s must be > 0 seconds, got {deadline_s!r}")
-        self.world_model = world_model
+        self.world_model = model
         self.judges: list[Judge] = judges
         self.router = router or RiskRouter()
         self.simulate: SimulatePolicy = simulate
@@ -144,7 +140,7 @@ class Lookahead:
         self.stats = EngineStats()
         self._warn = WarnOnce()
         self._abstention = Abstention(
-            world_model, threshold=threshold, budget=false_veto_budget, calibration=calibration
+            model, threshold=threshold, budget=false_veto_budget, calibration=calibration
         )
 
     @property
@@ -299,7 +295,7 @@ class Lookahead:
         deadline = asyncio.get_running_loop().time() + self.deadline_s
         veto = await self._abstention.resolve(deadline)
         domain = trajectory.domain.value
-        step = prepare_step(self.world_model, trajectory, [c.action for c in candidates])
+        step = self.world_model.prepare_step(trajectory, [c.action for c in candidates])
         step = step.with_states(
             [c.observation.state_text() if c.observation else None for c in candidates]
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,6 +30,9 @@ from aw_lookahead.trajectory import Action, Trajectory, action_text
 from aw_lookahead.worldmodel.base import Prediction
 
 from .types import SEVERITY, Outcome, Signal, Verdict
+
+if TYPE_CHECKING:
+    from aw_lookahead.worldmodel.openai_api import OpenAIWorldModel
 
 __all__ = ["VERDICT_SCHEMA", "Judge", "LLMJudge", "combine_verdicts"]
 
@@ -150,9 +153,10 @@ class LLMJudge(UsesProvider):
         self.structured = structured
 
     @classmethod
-    def from_world_model(cls, world_model: Any, **kwargs: Any) -> LLMJudge:
-        """Judge with the same server and model as an ``OpenAIWorldModel``."""
-        return cls(getattr(world_model, "model", None), base_url=world_model.base_url, **kwargs)
+    def from_world_model(cls, world_model: OpenAIWorldModel, **kwargs: Any) -> LLMJudge:
+        """Judge with the same server and model as an ``OpenAIWorldModel`` (its model's
+        name must be known: given, or learnt with ``resolve_model()``)."""
+        return cls(world_model.model, base_url=world_model.base_url, **kwargs)
 
     def messages(
         self, trajectory: Trajectory, action: Action, prediction: Prediction, task: str | None

@@ -5,7 +5,9 @@
 * :class:`VLLMOfflineWorldModel` - in-process ``vllm.LLM`` batches (extra ``[vllm]``;
   loaded on first access so importing this package never imports vLLM).
 
-The backends are async (``predict``, ``predict_many``, ``aclose``); blocking
+:class:`BaseWorldModel` is the whole contract (the protocol's members plus the
+optional ones, with defaults); :func:`~.conform.conform` gives a bare-protocol
+object those defaults. The backends are async (``predict``, ``predict_many``, ``aclose``); blocking
 code calls :meth:`BaseWorldModel.predict_sync`, :meth:`~BaseWorldModel.predict_many_sync`
 and :meth:`~BaseWorldModel.close`.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import BaseWorldModel, Prediction, Step, StepWorldModel, Usage, WorldModel
+from .base import BaseWorldModel, Prediction, ServedModel, Step, Usage, WorldModel
 from .function import FunctionWorldModel
 from .openai_api import DEFAULT_BASE_URL, ModelInfo, OpenAIWorldModel
 
@@ -28,8 +30,8 @@ __all__ = [
     "ModelInfo",
     "OpenAIWorldModel",
     "Prediction",
+    "ServedModel",
     "Step",
-    "StepWorldModel",
     "Usage",
     "VLLMOfflineWorldModel",
     "WorldModel",

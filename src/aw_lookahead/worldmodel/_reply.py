@@ -64,6 +64,59 @@ def reply_prediction(
     )
 
 
+def completions_prediction(
+    completions: Sequence[Any],
+    action: Action,
+    *,
+    strict: bool,
+    model: str,
+    latency_s: float,
+    trimmed_turns: int,
+) -> Prediction:
+    """The prediction in the chat completions of one action's request(s): the first
+    choice is the prediction, the usable others its ``samples``; the token counts
+    added up and the first choice's log-probabilities kept in ``metadata``."""
+    choices = [c for completion in completions for c in completion.choices]
+    if not choices:
+        raise ReplyParseError("the server returned no choices", raw="")
+    choice = choices[0]
+    prediction = reply_prediction(
+        action,
+        choice.message.content or "",
+        _reasoning(choice),
+        strict=strict,
+        model=model,
+        usage=completions_usage(completions),
+        latency_s=latency_s,
+        finish_reason=choice.finish_reason,
+        trimmed_turns=trimmed_turns,
+    )
+    update: dict[str, Any] = {}
+    samples = [s for c in choices[1:] if (s := _sample_text(c, strict)) is not None]
+    if samples:
+        update["samples"] = samples
+    token_logprobs = choice_logprobs(choice)
+    if token_logprobs:
+        update["metadata"] = {**prediction.metadata, **token_logprobs}
+    return prediction.model_copy(update=update) if update else prediction
+
+
+def _reasoning(choice: Any) -> str | None:
+    extra = choice.message.model_extra or {}
+    reasoning = extra.get("reasoning") or extra.get("reasoning_content")
+    return reasoning if isinstance(reasoning, str) else None
+
+
+def _sample_text(choice: Any, strict: bool) -> str | None:
+    """A further choice's observation; ``None`` when it is unusable (it is left out)."""
+    try:
+        return checked_reply(
+            choice.message.content or "", _reasoning(choice), strict=strict
+        ).observation
+    except ReplyParseError:
+        return None
+
+
 def completions_usage(completions: Sequence[Any]) -> Usage:
     """The token counts of the replies to one prediction's requests, added up.
 

@@ -1,18 +1,28 @@
-"""What a world model is (a protocol) and what it returns (a :class:`Prediction`).
+"""What a world model is: the :class:`WorldModel` protocol, the whole contract
+(:class:`BaseWorldModel`) and what it returns (a :class:`Prediction`).
 
-Besides the required members of :class:`WorldModel`, the engine uses three
-optional ones when a world model has them, with a default path otherwise
-(see :func:`prepare_step`, :func:`predict_step`, :func:`prompts_of`), so a
-world model written against the bare protocol keeps working:
+The protocol is what a user's class must have (``model_id``, ``predict``,
+``predict_many``). Everything else the engine, the cache, the calibration and
+the adapters use is a member of :class:`BaseWorldModel` with a default, so
+code outside this package calls members and never probes for them:
 
 * ``prompts``: the :class:`~aw_lookahead.prompts.PromptSet` it renders with
-  (``None``: the packaged prompts); the default rendering for cache keys uses it.
-* ``prepare_step(trajectory, actions) -> Step``: render a step's candidates
-  once (:class:`Step`); the engine derives its cache keys from the rendering.
-* ``predict_step(step) -> list[Prediction | WorldModelError]``: predict a
-  step's actions from that rendering, settled (as ``return_exceptions=True``);
-  the default calls ``predict_many``.
+  (``None``: the packaged prompts); the cache keys are rendered with it.
+* ``timeout``: its client's timeout in seconds (``None``: it has none); the
+  engine's deadline is longer.
+* ``prepare_step(trajectory, actions) -> Step`` and ``predict_step(step)``:
+  render a step's candidates once (:class:`Step`; the cache keys derive from
+  that rendering) and predict them from it, settled.
+* ``served`` and ``resolve_model()``: which model and weights a server serves
+  (learnt once, by ``resolve_model``; ``has_server`` says whether a server
+  stands behind the model at all), and ``model_name``, the name its
+  calibration file is found by.
+* ``sampling_settings()``: the settings that shape its predictions (recorded
+  with a calibration).
+* ``aclose()`` / ``close()``: release its clients.
 
+A world model written against the bare protocol is given these defaults by
+:func:`~aw_lookahead.worldmodel.conform.conform`, which the engine calls once.
 :class:`Step` and :class:`Sampling` are defined in :mod:`.step` and re-exported here.
 """
 
@@ -21,12 +31,13 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal, Protocol, overload, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from aw_lookahead._sync import run_sync
-from aw_lookahead.errors import ConfigError, WorldModelError
+from aw_lookahead.errors import WorldModelError
 from aw_lookahead.prompts.parse import ParseMethod
 from aw_lookahead.prompts.render import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory
@@ -37,14 +48,11 @@ __all__ = [
     "BaseWorldModel",
     "Prediction",
     "Sampling",
+    "ServedModel",
     "Step",
-    "StepWorldModel",
     "Usage",
     "WorldModel",
-    "check_world_model",
-    "predict_step",
-    "prepare_step",
-    "prompts_of",
+    "settle",
 ]
 
 
@@ -102,12 +110,11 @@ class WorldModel(Protocol):
 
     ``model_id`` identifies the model and its settings for caching: two world
     models with the same ``model_id`` must give interchangeable predictions.
-    A served model may also have ``served_weights`` (``None`` until known; see
-    :class:`~aw_lookahead.worldmodel.OpenAIWorldModel`): a cache file keys on it too.
     ``predict_many`` must send its requests together (one batch or concurrent
     requests), so a server with a prefix cache computes the shared history once.
     With ``return_exceptions=True`` a candidate that failed yields its
     :class:`~aw_lookahead.errors.WorldModelError` in its place instead of raising.
+    The rest of the contract, with its defaults, is :class:`BaseWorldModel`'s.
     """
 
     @property
@@ -142,97 +149,45 @@ class WorldModel(Protocol):
     ) -> list[Prediction] | list[Prediction | WorldModelError]: ...
 
 
-@runtime_checkable
-class StepWorldModel(WorldModel, Protocol):
-    """A world model with the optional step members (see the module docstring)."""
+@dataclass(frozen=True)
+class ServedModel:
+    """What a server said it serves, learnt once by :meth:`BaseWorldModel.resolve_model`.
 
-    def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step: ...
-
-    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]: ...
-
-
-_REQUIRED: dict[str, str] = {
-    "model_id": "a str naming the model and its settings (the prediction cache keys on it)",
-    "predict": "async predict(trajectory, action) -> Prediction",
-    "predict_many": (
-        "async predict_many(trajectory, actions, *, return_exceptions=False) -> list[Prediction]"
-    ),
-}
-
-
-def check_world_model(world_model: object) -> None:
-    """Raise :class:`~aw_lookahead.errors.ConfigError` naming what ``world_model`` lacks.
-
-    Checks the required members of :class:`WorldModel` (``model_id`` must be a
-    ``str``; ``predict``/``predict_many`` callables) and the types of the
-    optional ones that are present. Whether the methods are async is not
-    checked (a wrapper may return an awaitable): a sync one fails at the first
-    step, and the engine's ``on_error`` takes it like any broken backend.
+    ``root`` is the weights' folder or name (vLLM's ``root``) and ``weights``
+    what tells weights apart (:meth:`~aw_lookahead.endpoint.ModelInfo.weights`),
+    both ``""`` when the server reports none; ``context_tokens`` and
+    ``max_samples`` are what one request may use (``None``: the server does not
+    say); ``listed_context`` is the context ``/v1/models`` lists.
     """
-    problems: list[str] = []
-    for name, what in _REQUIRED.items():
-        try:
-            value = getattr(world_model, name)
-        except AttributeError:
-            problems.append(f"{name} is missing ({what})")
-            continue
-        except Exception as exc:  # a property that raises: report it, do not crash here
-            problems.append(f"{name} raised {type(exc).__name__}: {exc} ({what})")
-            continue
-        if name == "model_id":
-            if not isinstance(value, str):
-                problems.append(f"model_id is {type(value).__name__}, not str ({what})")
-        elif not callable(value):
-            problems.append(f"{name} is not callable ({what})")
-    for name in ("prepare_step", "predict_step"):
-        value = getattr(world_model, name, None)
-        if value is not None and not callable(value):
-            problems.append(f"{name} is set but not callable")
-    prompts = getattr(world_model, "prompts", None)
-    if prompts is not None and not isinstance(prompts, PromptSet):
-        problems.append(f"prompts is {type(prompts).__name__}, not a PromptSet or None")
-    if problems:
-        raise ConfigError(
-            f"world_model {type(world_model).__name__} does not follow the WorldModel protocol: "
-            + "; ".join(problems)
-            + ". Subclass aw_lookahead.worldmodel.BaseWorldModel (implement model_id and "
-            "predict) or add the missing members."
-        )
+
+    name: str
+    root: str = ""
+    weights: str = ""
+    context_tokens: int | None = None
+    max_samples: int | None = None
+    listed_context: int | None = None
 
 
-def prompts_of(world_model: object) -> PromptSet | None:
-    """The optional ``prompts`` of ``world_model`` (``None`` when it has none)."""
-    prompts = getattr(world_model, "prompts", None)
-    return prompts if isinstance(prompts, PromptSet) else None
-
-
-def prepare_step(world_model: object, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
-    """``world_model.prepare_step`` when it has one, else a lazily rendered :class:`Step`."""
-    method = getattr(world_model, "prepare_step", None)
-    if callable(method):
-        step = method(trajectory, actions)
-        if not isinstance(step, Step):
-            raise TypeError(
-                f"{type(world_model).__name__}.prepare_step returned {type(step).__name__}, "
-                "not a Step"
-            )
-        return step
-    return Step(trajectory, actions, prompts=prompts_of(world_model))
-
-
-async def predict_step(world_model: WorldModel, step: Step) -> list[Prediction | WorldModelError]:
-    """``world_model.predict_step`` when it has one, else ``predict_many``, settled."""
-    method = getattr(world_model, "predict_step", None)
-    if callable(method):
-        result: list[Prediction | WorldModelError] = await method(step)
-        return result
-    return await world_model.predict_many(step.trajectory, step.actions, return_exceptions=True)
+async def settle(
+    count: int, predict_one: Callable[[int], Awaitable[Prediction]]
+) -> list[Prediction | WorldModelError]:
+    """``predict_one(i)`` for ``i < count``, concurrently, in order: each a prediction or
+    its :class:`~aw_lookahead.errors.WorldModelError`; any other exception (a bug) propagates."""
+    results = await asyncio.gather(*(predict_one(i) for i in range(count)), return_exceptions=True)
+    settled: list[Prediction | WorldModelError] = []
+    for r in results:
+        if isinstance(r, Prediction | WorldModelError):
+            settled.append(r)
+        else:
+            raise r
+    return settled
 
 
 class BaseWorldModel(ABC):
-    """Convenience base: implement ``model_id`` and ``predict``; ``predict_many`` runs
-    the predictions concurrently and settles them (only
-    :class:`~aw_lookahead.errors.WorldModelError` is captured; bugs propagate).
+    """The whole world-model contract: implement ``model_id`` and ``predict``; the rest
+    has defaults (see the module docstring), and ``predict_many`` runs the predictions
+    concurrently and settles them (only :class:`~aw_lookahead.errors.WorldModelError`
+    is captured; bugs propagate).
 
     Blocking code calls :meth:`predict_sync` / :meth:`predict_many_sync` and,
     when done, :meth:`close`. They run on the package's one shared background
@@ -241,6 +196,16 @@ class BaseWorldModel(ABC):
     event loop, and a client the model keeps is opened and closed on that loop.
     """
 
+    prompts: PromptSet | None = None
+    """The prompts it renders with (``None``: the packaged ones)."""
+
+    timeout: float | None = None
+    """Its client's timeout in seconds (``None``: it has none; the engine then counts 60 s)."""
+
+    has_server: ClassVar[bool] = False
+    """Whether a server stands behind it: then :meth:`resolve_model` asks the server which
+    model and weights it serves (:attr:`served`), and a cache file keys on the weights."""
+
     @property
     @abstractmethod
     def model_id(self) -> str: ...
@@ -248,43 +213,43 @@ class BaseWorldModel(ABC):
     @abstractmethod
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction: ...
 
+    # ------------------------------------------------------------------ what serves it
+
+    @property
+    def served(self) -> ServedModel | None:
+        """What :meth:`resolve_model` learnt (``None`` until then; always ``None``
+        without a server)."""
+        return None
+
+    @property
+    def model_name(self) -> str | None:
+        """The name its calibration file is found by: the served model's name (``None``
+        until learnt); without a server, :attr:`model_id`."""
+        return self.model_id
+
+    async def resolve_model(self) -> str:
+        """Ask the server once which model it serves (later calls answer from memory) and
+        return its name. Without a server: :attr:`model_id`, asking nothing."""
+        return self.model_id
+
+    def sampling_settings(self) -> dict[str, Any]:
+        """The settings that shape its predictions (``temperature``, ``samples``,
+        ``logprobs``, ...), recorded with a calibration; empty when it has none."""
+        return {}
+
+    # ------------------------------------------------------------------ steps
+
     def prepare_step(self, trajectory: Trajectory, actions: Sequence[Action]) -> Step:
         """The step's candidates, rendered lazily with this model's prompts (see :class:`Step`)."""
-        return Step(trajectory, actions, prompts=prompts_of(self))
-
-    async def _prepare_step(self, step: Step) -> Callable[[int], Awaitable[Prediction]]:
-        """What predicts the ``i``-th action of ``step``; the work its candidates share
-        (checking the server, fitting the history) is done here, once.
-
-        The default is :meth:`predict`. A ``WorldModelError`` raised here is
-        every candidate's result.
-        """
-        return lambda i: self.predict(step.trajectory, step.actions[i])
+        return Step(trajectory, actions, prompts=self.prompts)
 
     async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
-        """The one settle loop: the step prepared once, its candidates predicted
-        concurrently, each a prediction or its ``WorldModelError`` (bugs propagate)."""
-        if not step.actions:
-            return []
-        try:
-            predict_one = await self._prepare_step(step)
-        except WorldModelError as exc:
-            return [exc for _ in step.actions]
-        results = await asyncio.gather(
-            *(predict_one(i) for i in range(len(step.actions))), return_exceptions=True
+        """Every action of ``step`` predicted concurrently with :meth:`predict`, settled
+        (see :func:`settle`). A backend that predicts from the step's rendering, or does
+        work its candidates share, overrides this."""
+        return await settle(
+            len(step.actions), lambda i: self.predict(step.trajectory, step.actions[i])
         )
-        settled: list[Prediction | WorldModelError] = []
-        for r in results:
-            if isinstance(r, Prediction | WorldModelError):
-                settled.append(r)
-            else:
-                raise r
-        return settled
-
-    async def _predict_settled(
-        self, trajectory: Trajectory, actions: Sequence[Action]
-    ) -> list[Prediction | WorldModelError]:
-        return await self.predict_step(self.prepare_step(trajectory, actions))
 
     @overload
     async def predict_many(
@@ -311,7 +276,7 @@ class BaseWorldModel(ABC):
         *,
         return_exceptions: bool = False,
     ) -> list[Prediction] | list[Prediction | WorldModelError]:
-        settled = await self._predict_settled(trajectory, actions)
+        settled = await self.predict_step(self.prepare_step(trajectory, actions))
         if return_exceptions:
             return settled
         out: list[Prediction] = []
@@ -320,6 +285,8 @@ class BaseWorldModel(ABC):
                 raise r
             out.append(r)
         return out
+
+    # ------------------------------------------------------------------ blocking use, closing
 
     def predict_sync(self, trajectory: Trajectory, action: Action) -> Prediction:
         """Blocking :meth:`predict`."""
@@ -332,10 +299,12 @@ class BaseWorldModel(ABC):
         (``await predict_many(..., return_exceptions=True)`` settles them instead)."""
         return run_sync(self.predict_many(trajectory, actions))
 
+    async def aclose(self) -> None:
+        """Release its clients (the default holds none). Safe to call twice."""
+        return None
+
     def close(self) -> None:
-        """Blocking close: the model's ``aclose()``, if it has one, on the loop the
-        ``_sync`` methods use. (A model with its own blocking ``close``, such as
-        ``VLLMOfflineWorldModel``, overrides this.)"""
-        aclose = getattr(self, "aclose", None)
-        if aclose is not None:
-            run_sync(aclose())
+        """Blocking :meth:`aclose`, on the loop the ``_sync`` methods use. (A model with
+        its own blocking close, such as ``VLLMOfflineWorldModel``, overrides this.)"""
+        if type(self).aclose is not BaseWorldModel.aclose:
+            run_sync(self.aclose())

@@ -103,6 +103,15 @@ class VLLMOfflineWorldModel(BaseWorldModel):
             f"|think={self.thinking}|max={self.max_tokens}|seed={self.seed}"
         )
 
+    def sampling_settings(self) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
     # ------------------------------------------------------------------ engine
 
     def engine(self) -> Any:
@@ -231,7 +240,7 @@ class VLLMOfflineWorldModel(BaseWorldModel):
 
     async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
         """Predict the observation that follows ``action`` (a batch of one)."""
-        result = (await self._predict_settled(trajectory, [action]))[0]
+        [result] = await self.predict_step(self.prepare_step(trajectory, [action]))
         if isinstance(result, WorldModelError):
             raise result
         return result

@@ -16,11 +16,9 @@ The provider (base URL, key, an injectable ``AsyncOpenAI``) is apart from the ma
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from openai import AsyncOpenAI
 from tenacity import (
@@ -43,7 +41,6 @@ from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
     ModelNotServedError,
-    ReplyParseError,
     ServerError,
     ServerUnreachableError,
     WorldModelError,
@@ -51,9 +48,9 @@ from aw_lookahead.errors import (
 from aw_lookahead.prompts import PromptSet, prompts_for_model
 from aw_lookahead.trajectory import Action, Trajectory
 
-from ._context import plan_skip
-from ._reply import checked_reply, choice_logprobs, completions_usage, reply_prediction
-from .base import BaseWorldModel, Prediction, Sampling, Step
+from ._context import Fit, fit_step, shrink
+from ._reply import completions_prediction
+from .base import BaseWorldModel, Prediction, Sampling, ServedModel, Step, settle
 from .servers import ServerKind, server_kind
 
 __all__ = ["DEFAULT_BASE_URL", "TOP_LOGPROBS", "ModelInfo", "OpenAIWorldModel"]
@@ -100,6 +97,9 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     default ``$AW_LOOKAHEAD_SERVER``, else ``"openai"``): where it learns the context
     length and counts tokens, and how many samples one request may hold.
     """
+
+    has_server: ClassVar[bool] = True
+    timeout: float
 
     def __init__(
         self,
@@ -154,13 +154,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         self.max_concurrency = max_concurrency
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
-        self._max_model_len: int | None = None
-        self._max_samples: int | None = None
-        # The weights the server reports (vLLM's root; ModelInfo.weights() for persistent
-        # cache keys): "" when it reports none, None until asked.
-        self.served_root: str | None = None
-        self.served_weights: str | None = None
-        self._models_checked = False
+        self._served: ServedModel | None = None
 
     # ------------------------------------------------------------------ event loops
 
@@ -191,6 +185,11 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         return self._model
 
     @property
+    def model_name(self) -> str | None:
+        """The served model name; ``None`` until given or learnt from the server."""
+        return self._model
+
+    @property
     def model_id(self) -> str:
         return (
             f"openai:{self._model or '?'}@{self.base_url}"
@@ -208,7 +207,22 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
     def prompts(self, value: PromptSet | None) -> None:
         self._prompts = value
 
-    # ------------------------------------------------------------------ server facts
+    def sampling_settings(self) -> dict[str, Any]:
+        return {
+            "samples": self.samples,
+            "logprobs": self.logprobs,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
+    # ------------------------------------------------------------------ the served model
+
+    @property
+    def served(self) -> ServedModel | None:
+        return self._served
 
     async def list_models(self) -> list[ModelInfo]:
         """The models the server serves (``GET /v1/models``)."""
@@ -216,9 +230,11 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             return await self.provider.list_models(self.timeout)
 
     async def resolve_model(self) -> str:
-        """Check the model is served and learn its context length; pick the only one if unset."""
-        if self._models_checked and self._model is not None:
-            return self._model
+        """Check the model is served and learn what serves it (:attr:`served`: its context
+        length, weights, samples per request); pick the only one if unset. Asked once:
+        the one place this model learns about its server."""
+        if self._served is not None:
+            return self._served.name
         models = await self.list_models()  # inside a predict call: reuses its client
         if self._model is None:
             if len(models) != 1:
@@ -234,13 +250,98 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
         limits = await self.server.limits(
             self._client, self.base_url, match, request_timeout=self.timeout
         )
-        self._max_model_len = limits.context_tokens
-        self._max_samples = limits.max_samples
-        self.served_root, self.served_weights = match.root or "", match.weights()
-        self._models_checked = True
+        self._served = ServedModel(
+            name=self._model,
+            root=match.root or "",
+            weights=match.weights(),
+            context_tokens=limits.context_tokens,
+            max_samples=limits.max_samples,
+        )
         return self._model
 
-    # ------------------------------------------------------------------ requests
+    # ------------------------------------------------------------------ predicting, top-down
+
+    async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
+        """Predict the observation that follows ``action`` (a step of one)."""
+        [result] = await self.predict_step(self.prepare_step(trajectory, [action]))
+        if isinstance(result, WorldModelError):
+            raise result
+        return result
+
+    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
+        """Predict every action of ``step``, settled, in order. The whole flow, here:
+
+        1. learn the served model (:meth:`resolve_model`, once per model);
+        2. render: the step's rendering, with the served model's prompts;
+        3. fit: the cut of old turns that fits the step's longest request
+           (:func:`~._context.fit_step`);
+        4. request and 5. parse, each action concurrently (:meth:`_predict_one`).
+
+        Steps 1-3 are shared by the step's actions and done once; a
+        ``WorldModelError`` there is every action's result. One client serves the
+        whole step (see ``OpenAIProvider.connect``).
+        """
+        if not step.actions:
+            return []
+        async with self.provider.connect():
+            try:
+                await self.resolve_model()
+                step = self._rendered_for_served_model(step)
+                fit = await fit_step(
+                    step,
+                    count=self._count_tokens,
+                    max_model_len=self._served.context_tokens if self._served else None,
+                    max_tokens=self.max_tokens,
+                )
+            except WorldModelError as exc:
+                return [exc for _ in step.actions]
+            return await settle(len(step.actions), lambda i: self._predict_one(step, i, fit))
+
+    def _rendered_for_served_model(self, step: Step) -> Step:
+        """``step`` rendered with :attr:`prompts`: the same step unless the model's name
+        (which picks the packaged prompts) was only learnt from the server."""
+        if step.prompts is self.prompts:
+            return step
+        return Step(
+            step.trajectory,
+            step.actions,
+            prompts=self.prompts,
+            sampling=step.sampling,
+            states=step.states,
+        )
+
+    async def _count_tokens(self, messages: list[dict[str, str]]) -> int | None:
+        return await self.server.count_tokens(
+            self._client, self.base_url, self.model, messages, request_timeout=self.timeout
+        )
+
+    async def _predict_one(self, step: Step, index: int, fit: Fit) -> Prediction:
+        """Request the ``index``-th action's prediction(s) and parse the reply. When the
+        server still finds the prompt too long, the same trimming order cuts one more
+        turn (:func:`~._context.shrink`) and it asks again; nothing left to cut re-raises."""
+        action = step.actions[index]
+        kw, requests = self._request_kwargs(step.sampling)
+        while True:
+            messages = step.fit(fit.skip, fit.brief).messages(index)
+            started = time.perf_counter()
+            try:
+                completions = await asyncio.gather(
+                    *(self._create(messages, {**kw, **more}) for more in requests)
+                )
+            except ContextTooLongError:
+                smaller = shrink(step.trajectory, fit)
+                if smaller is None:
+                    raise
+                fit = smaller
+                continue
+            return completions_prediction(
+                completions,
+                action,
+                strict=self.strict,
+                model=self.model,
+                latency_s=time.perf_counter() - started,
+                trimmed_turns=fit.skip,
+            )
 
     def _request_kwargs(
         self, sampling: Sampling | None = None
@@ -277,7 +378,7 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
             kw["top_logprobs"] = TOP_LOGPROBS
         if seed is not None:
             return kw, [{"seed": seed + i} for i in range(n)]
-        cap = self._max_samples or n
+        cap = (self._served.max_samples if self._served else None) or n
         return kw, [{"n": min(cap, n - i)} if n > 1 else {} for i in range(0, n, cap)]
 
     async def _create(self, messages: list[dict[str, str]], kw: dict[str, Any]) -> Any:
@@ -293,108 +394,3 @@ class OpenAIWorldModel(UsesProvider, BaseWorldModel):
                         messages, model=self.model, timeout_s=self.timeout, **kw
                     )
         raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _predict_one(self, step: Step, index: int, skip: int, brief: bool) -> Prediction:
-        trajectory, action = step.trajectory, step.actions[index]
-        kw, requests = self._request_kwargs(step.sampling)
-        for _ in range(len(trajectory.turns) + 2):
-            messages = step.fit(skip, brief).messages(index)
-            started = time.perf_counter()
-            try:
-                completions = await asyncio.gather(
-                    *(self._create(messages, {**kw, **more}) for more in requests)
-                )
-            except ContextTooLongError:
-                if skip < len(trajectory.turns) - 1:
-                    skip += 1
-                elif not brief and trajectory.tools:
-                    brief = True
-                else:
-                    raise
-                continue
-            latency = time.perf_counter() - started
-            return self._to_prediction(completions, action, latency, skip)
-        raise ContextTooLongError(None, self._max_model_len)  # pragma: no cover
-
-    def _to_prediction(
-        self, completions: list[Any], action: Action, latency: float, skip: int
-    ) -> Prediction:
-        choices = [c for completion in completions for c in completion.choices]
-        if not choices:
-            raise ReplyParseError("the server returned no choices", raw="")
-        choice = choices[0]
-        msg = choice.message
-        extra = msg.model_extra or {}
-        reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-        usage = completions_usage(completions)
-        prediction = reply_prediction(
-            action,
-            msg.content or "",
-            reasoning if isinstance(reasoning, str) else None,
-            strict=self.strict,
-            model=self.model,
-            usage=usage,
-            latency_s=latency,
-            finish_reason=choice.finish_reason,
-            trimmed_turns=skip,
-        )
-        update: dict[str, Any] = {}
-        samples = [s for s in map(self._sample_text, choices[1:]) if s is not None]
-        if samples:
-            update["samples"] = samples
-        token_logprobs = choice_logprobs(choice)
-        if token_logprobs:
-            update["metadata"] = {**prediction.metadata, **token_logprobs}
-        return prediction.model_copy(update=update) if update else prediction
-
-    def _sample_text(self, choice: Any) -> str | None:
-        """A further choice's observation; ``None`` when it is unusable (it is left out)."""
-        extra = choice.message.model_extra or {}
-        reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-        try:
-            parsed = checked_reply(
-                choice.message.content or "",
-                reasoning if isinstance(reasoning, str) else None,
-                strict=self.strict,
-            )
-        except ReplyParseError:
-            return None
-        return parsed.observation
-
-    async def predict(self, trajectory: Trajectory, action: Action) -> Prediction:
-        """Predict the observation that follows ``action``."""
-        result = (await self._predict_settled(trajectory, [action]))[0]
-        if isinstance(result, Prediction):
-            return result
-        raise result
-
-    async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
-        """Predict every action of ``step`` from its rendering; settled, in order."""
-        # One client for the whole step (see OpenAIProvider.connect); the loop is the base's.
-        if not step.actions:
-            return []
-        async with self.provider.connect():
-            return await super().predict_step(step)
-
-    async def _prepare_step(self, step: Step) -> Callable[[int], Awaitable[Prediction]]:
-        """Check the model once and plan the history trimming for the step's longest request."""
-        await self.resolve_model()
-        if step.prompts is not self.prompts:  # the model name was only learnt from the server
-            step = Step(
-                step.trajectory,
-                step.actions,
-                prompts=self.prompts,
-                sampling=step.sampling,
-                states=step.states,
-            )
-        client, model = self._client, self.model
-
-        async def count(messages: list[dict[str, str]]) -> int | None:
-            return await self.server.count_tokens(
-                client, self.base_url, model, messages, request_timeout=self.timeout
-            )
-
-        skip, brief = await plan_skip(
-            step, count=count, max_model_len=self._max_model_len, max_tokens=self.max_tokens
-        )
-        return functools.partial(self._predict_one, step, skip=skip, brief=brief)
