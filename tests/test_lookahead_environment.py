@@ -83,6 +83,9 @@ MISSING = [
     ("rm data", "data", None),  # a folder, without -r
     ("readlink latset", "latset", None),
     ("timeout 5 grep x cdear.txt", "cdear.txt", "cedar.txt"),
+    ("ln -s cedar.txt", "cedar.txt", None),  # the link would be ./cedar.txt: taken
+    ("ln cdear.txt hard.txt", "cdear.txt", "cedar.txt"),  # a hard link needs its target
+    ("ln -s cedar.txt links/c.txt", "links/c.txt", None),
 ]
 
 
@@ -138,6 +141,10 @@ FINE = [
     "bash run.sh",
     "rm -r data",
     "tar -czf out.tgz data cedar.txt",
+    "ln -s cedar.txt latest && cat latest",
+    "ln -s nowhere.txt dangling",  # a symbolic link's target may be missing
+    "ln -sf cedar.txt data/a.txt",  # replaces: not read
+    "ln -s data/a.txt",
 ]
 
 

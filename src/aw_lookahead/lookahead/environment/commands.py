@@ -75,6 +75,27 @@ def _copy_steps(name: str, args: list[str]) -> Plan:
     return plan
 
 
+def _ln_steps(args: list[str]) -> Plan:
+    """``ln [-s] TARGET [LINK]``: a hard link's target exists; with one operand the link is
+    ``TARGET``'s last part in the working directory, which must be free. Forms that replace,
+    back up or go into a folder are not read."""
+    paths = [p for p in operands(args, "tS", ("--target-directory", "--suffix")) if is_static(p)]
+    replaces = ("--force", "--interactive", "--backup", "--target-directory")
+    if has_option(args, "fibt", replaces) or len(paths) not in (1, 2):
+        return [Unknown("ln in a form whose effect is not read")]
+    target = paths[0]
+    plan: Plan = []
+    if not has_option(args, "s", ("--symbolic",)):
+        plan.append(Need("path", target, "ln links to it"))
+    if len(paths) == 1:
+        link = target.rstrip("/").rsplit("/", 1)[-1]
+        plan.append(Need("absent", link, "ln creates the link"))
+    else:
+        link = paths[1]
+        plan.append(Need("parent", link, "ln creates the link there"))
+    return [*plan, Creates((link,))]
+
+
 def _tar_steps(args: list[str]) -> Plan:
     """``tar`` in its three spellings (``-xzf a.tgz``, ``xzf a.tgz``, ``-x -f a.tgz``)."""
     letters = ""
@@ -196,6 +217,8 @@ def program_steps(name: str, args: list[str]) -> Plan:
         return [Need("path", dirs[0], "cd enters it", want="dir"), Chdir(dirs[0])]
     if name in ("cp", "mv"):
         return _copy_steps(name, args)
+    if name == "ln":
+        return _ln_steps(args)
     if name in ("mkdir", "touch", "tee"):
         files = [f for f in operands(args, "m", ("--mode",)) if is_static(f)]
         parents = name == "mkdir" and has_option(args, "p", ("--parents",), value_short="m")

@@ -191,7 +191,7 @@ class Look:
                         found=True,
                         where=shown,
                         role=need.role,
-                        detail="mkdir without -p refuses an existing name",
+                        detail=f"{need.role.split()[0]} refuses an existing name",
                     )
                 )
             return
