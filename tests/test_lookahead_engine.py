@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from aw_lookahead.errors import ConfigError, UsageError
-from aw_lookahead.lookahead import shell_effects, shell_parse
 from aw_lookahead.lookahead import (
     Decision,
     DecisionKind,
@@ -17,6 +16,8 @@ from aw_lookahead.lookahead import (
     Outcome,
     PredictionCache,
     Verdict,
+    shell_effects,
+    shell_parse,
 )
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory, action_text

@@ -11,10 +11,11 @@ simply not on the allow list). Anything not understood is "may write": a
 false "may write" costs one simulation, a false "read-only" lets a writer run
 unchecked.
 
-Per-program rules read option clusters the way getopt does (``-uo f`` is
-``-u -o f``), and long options by any prefix GNU ``getopt_long`` accepts
-(``sort --o=f`` is ``--output=f``, ``date --s=...`` is ``--set``), so a
-writing option is seen however it is abbreviated. A run-time expansion in an
+Per-program rules read options with the effect rules' reader
+(:func:`._shell_programs.first_option`): clusters the way getopt does
+(``-uo f`` is ``-u -o f``), and long options by any prefix GNU ``getopt_long``
+accepts (``sort --o=f`` is ``--output=f``, ``date --s=...`` is ``--set``), so
+a writing option is seen however it is abbreviated. A run-time expansion in an
 argument is allowed only for programs without such flags (``cat "$f"``, not
 ``sort $opts``).
 """
@@ -24,40 +25,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ._shell_programs import first_option, short_letters
 from .shell_parse import DYN, PROC, parse_script
 
 __all__ = ["is_read_only_command"]
 
 Rule = Callable[[list[str]], str | None]
-
-
-def _short_letters(arg: str, takes_value: str = "") -> str:
-    """The option letters of a short cluster (``-uo`` -> ``uo``), stopping at one that
-    takes a value (its value is the rest of the word)."""
-    if not arg.startswith("-") or arg.startswith("--") or arg == "-":
-        return ""
-    out = []
-    for ch in arg[1:]:
-        out.append(ch)
-        if ch in takes_value:
-            break
-    return "".join(out)
-
-
-def _flags(
-    args: list[str], *, short: str = "", long: tuple[str, ...] = (), takes_value: str = ""
-) -> str | None:
-    """The first argument that uses a forbidden short letter or long option, or ``None``."""
-    for a in args:
-        if a == "--":
-            return None
-        if a.startswith("--"):
-            name = a.split("=", 1)[0]
-            if len(name) > 2 and any(f.startswith(name) for f in long):
-                return a
-        elif set(_short_letters(a, takes_value)) & set(short):
-            return a
-    return None
 
 
 def _plain(_: list[str]) -> str | None:
@@ -66,7 +39,7 @@ def _plain(_: list[str]) -> str | None:
 
 def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") -> Rule:
     def rule(args: list[str]) -> str | None:
-        bad = _flags(args, short=short, long=long, takes_value=takes_value)
+        bad = first_option(args, short, long, takes_value)
         return f"option {bad!r} writes files or runs programs" if bad else None
 
     return rule
@@ -91,7 +64,7 @@ def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> Rule
 
 
 def _date(args: list[str]) -> str | None:
-    bad = _flags(args, short="s", long=("--set",), takes_value="dfrI")
+    bad = first_option(args, "s", ("--set",), "dfrI")
     if bad:
         return f"date {bad} sets the clock"
     values = {
@@ -148,7 +121,7 @@ def _sed(args: list[str]) -> str | None:
             if a.split("=", 1)[0] not in ("--quiet", "--silent", "--regexp-extended", "--posix"):
                 return f"sed {a} is not known to be read-only"
         elif a.startswith("-") and len(a) > 1:
-            letters = _short_letters(a, "el")
+            letters = short_letters(a, "el")
             if not set(letters) <= set("nErsuz") | {"e"}:
                 return f"sed {a} may edit files in place or read a script file"
             if "e" in letters:
@@ -216,7 +189,7 @@ def _git(args: list[str]) -> str | None:
         return "git without a subcommand"
     sub, rest = args[i], args[i + 1 :]
     if sub in _GIT_READ:
-        bad = _flags(rest, short="O" if sub == "grep" else "", long=_GIT_BAD_LONG)
+        bad = first_option(rest, "O" if sub == "grep" else "", _GIT_BAD_LONG)
         return f"git {sub} {bad} writes files or runs programs" if bad else None
     if sub in _GIT_LISTING:
         if all(a in _GIT_LIST_FLAGS for a in rest):
