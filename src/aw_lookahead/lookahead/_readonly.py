@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ._git_effects import GIT_GLOBAL_OPTIONS, split_git
 from ._shell_programs import first_option, short_letters
 from .shell_parse import DYN, PROC, parse_script
 
@@ -144,9 +145,7 @@ def _sed(args: list[str]) -> str | None:
     return None
 
 
-# git: global options allowed before the subcommand, read-only subcommands, forbidden options.
-_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--bare"})
-_GIT_GLOBAL_VALUE = ("-C", "--git-dir", "--work-tree")
+# git: read-only subcommands and forbidden options (global options: GIT_GLOBAL_OPTIONS).
 _GIT_READ = frozenset(
     {
         "status",
@@ -176,18 +175,14 @@ _GIT_BAD_LONG = (
 
 
 def _git(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a in _GIT_GLOBAL_FLAGS or ("=" in a and a.split("=", 1)[0] in _GIT_GLOBAL_VALUE[1:]):
-            i += 1
-        elif a == "-C" or a in _GIT_GLOBAL_VALUE[1:]:
-            i += 2
-        else:
-            return f"git option {a!r} may change configuration or run programs"
-    if i >= len(args):
+    call = split_git(args)
+    for name, _ in call.options:
+        option = GIT_GLOBAL_OPTIONS.get(name)
+        if option is None or not option.read_only:
+            return f"git option {name!r} may change configuration or run programs"
+    sub, rest = call.subcommand, call.rest
+    if sub is None:
         return "git without a subcommand"
-    sub, rest = args[i], args[i + 1 :]
     if sub in _GIT_READ:
         bad = first_option(rest, "O" if sub == "grep" else "", _GIT_BAD_LONG)
         return f"git {sub} {bad} writes files or runs programs" if bad else None
