@@ -31,14 +31,14 @@ from .shell_parse import DYN, PROC, parse_script
 
 __all__ = ["is_read_only_command"]
 
-Rule = Callable[[list[str]], str | None]
+ReadOnlyCheck = Callable[[list[str]], str | None]
 
 
 def _plain(_: list[str]) -> str | None:
     return None
 
 
-def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") -> Rule:
+def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") -> ReadOnlyCheck:
     def rule(args: list[str]) -> str | None:
         bad = first_option(args, short, long, takes_value)
         return f"option {bad!r} writes files or runs programs" if bad else None
@@ -46,7 +46,7 @@ def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") 
     return rule
 
 
-def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> Rule:
+def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> ReadOnlyCheck:
     """Only the listed flags and no operands (``hostname x`` sets the host name)."""
 
     def rule(args: list[str]) -> str | None:
@@ -193,7 +193,7 @@ def _git(args: list[str]) -> str | None:
     return f"git {sub} is not a known read-only git command"
 
 
-RULES: dict[str, Rule] = {
+CHECKS: dict[str, ReadOnlyCheck] = {
     **dict.fromkeys(
         (
             "ls",
@@ -259,7 +259,7 @@ def _segment_read_only(words: list[str]) -> str | None:
         return "the command name is an expansion"
     if "/" in program:
         return f"path-qualified program {program!r} may not be the system's one"
-    rule = RULES.get(program)
+    rule = CHECKS.get(program)
     if rule is None:
         return f"{program!r} is not on the read-only allow list"
     if rule is not _plain and any(DYN in w or PROC in w for w in words[1:]):

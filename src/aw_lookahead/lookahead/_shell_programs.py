@@ -18,8 +18,8 @@ __all__ = [
     "DEVICES",
     "PROGRAMS",
     "Effect",
+    "EffectRule",
     "Recurse",
-    "Rule",
     "Severity",
     "command_after",
     "first_option",
@@ -52,7 +52,7 @@ class Recurse(Protocol):
         ...
 
 
-Rule = Callable[[list[str], Recurse], list[Effect]]
+EffectRule = Callable[[list[str], Recurse], list[Effect]]
 
 
 def _d(reason: str) -> list[Effect]:
@@ -153,7 +153,7 @@ def _names(paths: Sequence[str]) -> str:
     return shown + (", ..." if len(paths) > 3 else "")
 
 
-def _deleter(verb: str = "deletes") -> Rule:
+def _deleter(verb: str = "deletes") -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         targets = operands(args)
         if not targets and not any(a.startswith("-") for a in args):
@@ -286,7 +286,7 @@ def _uniq(args: list[str], _r: Recurse) -> list[Effect]:
 _PERMS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 
 
-def _perms(name: str) -> Rule:
+def _perms(name: str) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         if has_option(args, "R", ("--recursive",)):
             return _d(f"{name} -R changes permissions or ownership of a whole tree")
@@ -297,7 +297,7 @@ def _perms(name: str) -> Rule:
 
 DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/stdin", "-"})
 
-PROGRAMS: dict[str, Rule] = {
+PROGRAMS: dict[str, EffectRule] = {
     "rm": _rm,
     "rmdir": _deleter("rmdir deletes"),
     "unlink": _deleter("unlink deletes"),
