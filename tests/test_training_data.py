@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from aw_lookahead._contract import render_observation
 from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.prompts import render_messages
+from aw_lookahead.prompts.contract import render_observation
 from aw_lookahead.training import (
     IGNORE_INDEX,
     ClassifyConfig,
