@@ -13,16 +13,11 @@ from typing import Any
 import pytest
 
 from aw_lookahead.prompts import history_messages, profile_prompts
-from aw_lookahead.training import (
-    ChatSample,
-    ClassifyConfig,
-    TrainConfig,
-    TurnClass,
-    batch_order,
-    encode_sample,
-    train,
-)
+from aw_lookahead.training import TrainConfig, train
+from aw_lookahead.training.classify import ClassifyConfig, TurnClass
+from aw_lookahead.training.data import ChatSample, encode_sample
 from aw_lookahead.training.dataset_cache import ENCODED_FILE, load_or_prepare
+from aw_lookahead.training.trainer import batch_order
 from aw_lookahead.trajectory import Trajectory
 
 pytestmark = [
