@@ -28,8 +28,9 @@ import tempfile
 from pathlib import Path
 
 from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
-from aw_lookahead.evaluation import latest_records, load_samples, predict_samples
 from aw_lookahead.evaluation.official import OfficialModel
+from aw_lookahead.evaluation.records import latest_records, load_samples
+from aw_lookahead.evaluation.runner import predict_samples
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "agentworldbench_terminal.jsonl"

@@ -65,8 +65,9 @@ import random
 from trap_tasks import BASES, LABELS, Task, select_tasks
 
 from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
-from aw_lookahead.lookahead import Lookahead, is_read_only_command
+from aw_lookahead.lookahead import Lookahead
 from aw_lookahead.lookahead.environment import LocalEnvironment, Observation
+from aw_lookahead.lookahead.routing import is_read_only_command
 from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
 from aw_lookahead.serving.metrics import fetch_metrics

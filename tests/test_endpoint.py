@@ -28,8 +28,9 @@ from aw_lookahead.endpoint import (
     request_body,
 )
 from aw_lookahead.errors import JudgeError, ServerUnreachableError
-from aw_lookahead.evaluation import OfficialModel, ReferenceJudge, RubricJudge
+from aw_lookahead.evaluation import ReferenceJudge, RubricJudge
 from aw_lookahead.evaluation.judges.reference import load_reference_judge_prompts
+from aw_lookahead.evaluation.official import OfficialModel
 from aw_lookahead.lookahead import LLMJudge
 from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
 from aw_lookahead.worldmodel import BaseWorldModel, OpenAIWorldModel, Prediction

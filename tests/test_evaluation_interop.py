@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from aw_lookahead.cli import main
-from aw_lookahead.evaluation import load_samples
+from aw_lookahead.evaluation.records import load_samples
 from aw_lookahead.prompts import PromptSet
 
 MARK = "**Environment Observation:**"

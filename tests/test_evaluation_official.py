@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from aw_lookahead.cli import main
-from aw_lookahead.evaluation import latest_records
 from aw_lookahead.evaluation.judges.reference import load_reference_judge_prompts, parse_verdict
 from aw_lookahead.evaluation.official import clean_marker, extract_observation, remove_thinking
+from aw_lookahead.evaluation.records import latest_records
 from relay_support import recording_relay
 
 MARK = "**Environment Observation:**"

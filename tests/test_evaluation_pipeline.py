@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from aw_lookahead.cli import main
-from aw_lookahead.evaluation import latest_records
+from aw_lookahead.evaluation.records import latest_records
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "agentworldbench_terminal.jsonl"
 pytestmark = pytest.mark.integration

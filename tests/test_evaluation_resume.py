@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from aw_lookahead.errors import UsageError
-from aw_lookahead.evaluation import predict_samples
 from aw_lookahead.evaluation.records import PREDICTIONS_FILE, unique_ids
+from aw_lookahead.evaluation.runner import predict_samples
 from aw_lookahead.trajectory import Action, Trajectory, Turn, TurnSample
 from aw_lookahead.worldmodel import FunctionWorldModel
 

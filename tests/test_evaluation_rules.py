@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from aw_lookahead.evaluation import mask, verify, verify_sample
+from aw_lookahead.evaluation import verify, verify_sample
+from aw_lookahead.evaluation.rules.masking import mask
 from aw_lookahead.sandbox import record_trajectory
 from aw_lookahead.trajectory import TurnSample
 

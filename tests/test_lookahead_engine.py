@@ -16,6 +16,8 @@ from aw_lookahead.lookahead import (
     Outcome,
     PredictionCache,
     Verdict,
+    shell_effects,
+    shell_parse,
 )
 from aw_lookahead.prompts import PromptSet
 from aw_lookahead.trajectory import Action, Trajectory, action_text
@@ -238,6 +240,42 @@ async def test_a_protocol_only_world_model_takes_the_default_path(
     function = FunctionWorldModel(lambda t, a: "ok")
     await Lookahead(function, cache=False).select(traj, ["echo a", "echo b", "echo c"])
     assert counter.take() == 0, "without a cache an unrendering world model renders nothing"
+
+
+async def test_one_parse_of_the_shell_text_per_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The router, the rule judge and the effect classifier read one parse of the text."""
+    parsed: list[str] = []
+    real = shell_parse._parse
+
+    def counted(text: str) -> shell_parse.Script:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(shell_parse, "_parse", counted)
+    action = "sed 's/a/b' parse-count.txt > parse-count.out"
+    wm = FunctionWorldModel(lambda t, a: "sed: -e expression #1, char 5: unterminated `s' command")
+    lk = Lookahead(wm, simulate="risky", cache=False)
+    shared = shell_parse._parse_short
+
+    async def gate_once() -> Decision:
+        shared.cache_clear()
+        shell_effects._cached.cache_clear()
+        parsed.clear()
+        [decision] = await lk.gate(TRAJ, [action])
+        return decision
+
+    decision = await gate_once()
+    assert parsed == [action]
+    assert decision.metadata["route"]["read_only"] is False  # the router read it
+    assert decision.kind is DecisionKind.VETO
+    assert decision.outcome is Outcome.FAILURE
+    evidence = json.dumps(decision.model_dump(mode="json"))
+    assert "shell.program_error" in evidence  # the rule judge read the programs it runs
+    assert "overwrites" in evidence  # the effect classifier read the redirection
+    # without the shared parse, each reader parses the text again
+    monkeypatch.setattr(shell_parse, "_parse_short", counted)
+    await gate_once()
+    assert parsed.count(action) >= 3
 
 
 class NoModelId:

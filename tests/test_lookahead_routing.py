@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from aw_lookahead.lookahead import RiskRouter, is_read_only_command, tool_annotations
+from aw_lookahead.lookahead import RiskRouter, tool_annotations
+from aw_lookahead.lookahead.routing import is_read_only_command
 from aw_lookahead.trajectory import Trajectory
 
 DEFAULTS = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from aw_lookahead.lookahead import is_read_only_command
+from aw_lookahead.lookahead.routing import is_read_only_command
 
 WRITERS = [
     # deleting

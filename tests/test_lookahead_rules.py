@@ -15,7 +15,8 @@ from typing import ClassVar
 
 import pytest
 
-from aw_lookahead.lookahead import Outcome, RuleJudge, Verdict, rule_signals
+from aw_lookahead.lookahead import Outcome, RuleJudge, Verdict
+from aw_lookahead.lookahead.rules import rule_signals
 from aw_lookahead.trajectory import Trajectory
 from aw_lookahead.worldmodel import Prediction
 

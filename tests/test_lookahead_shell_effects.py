@@ -122,3 +122,16 @@ def test_router_reads_abbreviated_long_options_and_hidden_flags(line: str) -> No
 def test_router_still_routes_plain_readers(line: str) -> None:
     read_only, why = is_read_only_command(line)
     assert read_only, why
+
+
+def test_git_global_options_are_read_from_one_list() -> None:
+    """The effect rules and the read-only router read git's global options alike, and every
+    ``-c`` setting before the subcommand is judged (not only those before the first value)."""
+    assert destructive_command("git -c color.ui=never -c core.pager='rm -rf ~' log")
+    assert destructive_command("git -C repo -c core.pager='rm -rf ~' log")
+    assert destructive_command("git --git-dir r/.git --config-env=core.pager=P log")
+    assert destructive_command("git -C repo --no-pager log -1") is None
+    assert is_read_only_command("git -C repo --git-dir=repo/.git --no-pager log -1")[0]
+    for line in ("git -c core.pager=cat log", "git --namespace=x log", "git --bare=x log"):
+        assert not is_read_only_command(line)[0], line
+    assert is_read_only_command("git -C") == (False, "git without a subcommand")

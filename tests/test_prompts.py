@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aw_lookahead._contract import parse_user_turn
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.prompts import (
     PromptSet,
@@ -18,6 +17,7 @@ from aw_lookahead.prompts import (
     render,
     render_messages,
 )
+from aw_lookahead.prompts.contract import parse_user_turn
 from aw_lookahead.trajectory import Domain, Trajectory, Turn
 
 KEYS = [{"keystrokes": "ls -la\n", "duration": 0.5}]

@@ -36,7 +36,7 @@ def warmup_adapter(tmp_path_factory: pytest.TempPathFactory, embedded_model_path
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     peft = pytest.importorskip("peft")
-    from aw_lookahead.training import DEFAULT_LORA_TARGETS
+    from aw_lookahead.training.config import DEFAULT_LORA_TARGETS
 
     torch.set_num_threads(1)
     base = transformers.AutoModelForCausalLM.from_pretrained(str(embedded_model_path))

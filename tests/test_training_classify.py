@@ -9,15 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.training import (
+from aw_lookahead.training.classify import (
     ClassifyConfig,
     TurnClass,
     classify_trajectory,
     classify_turn,
+    keep_draw,
     retry_turns,
+    strip_echo,
     turn_stats,
 )
-from aw_lookahead.training.classify import keep_draw, strip_echo
 from aw_lookahead.trajectory import Trajectory
 
 LONG_TEXT = (

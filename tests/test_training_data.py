@@ -7,15 +7,14 @@ from typing import Any
 
 import pytest
 
-from aw_lookahead._contract import render_observation
 from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.prompts import render_messages
-from aw_lookahead.training import (
+from aw_lookahead.prompts.contract import render_observation
+from aw_lookahead.training.classify import ClassifyConfig, TurnClass
+from aw_lookahead.training.data import (
     IGNORE_INDEX,
-    ClassifyConfig,
     DataReport,
-    TurnClass,
     build_samples,
     encode_sample,
     prepare_dataset,

@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.training import HybridReward, grpo_dataset, rule_score
+from aw_lookahead.training import HybridReward
+from aw_lookahead.training.grpo_data import grpo_dataset
+from aw_lookahead.training.reward import rule_score
 from aw_lookahead.trajectory import read_trajectories, write_trajectories
 
 pytestmark = [

@@ -13,16 +13,11 @@ from typing import Any
 import pytest
 
 from aw_lookahead.prompts import history_messages, profile_prompts
-from aw_lookahead.training import (
-    ChatSample,
-    ClassifyConfig,
-    TrainConfig,
-    TurnClass,
-    batch_order,
-    encode_sample,
-    train,
-)
+from aw_lookahead.training import TrainConfig, train
+from aw_lookahead.training.classify import ClassifyConfig, TurnClass
+from aw_lookahead.training.data import ChatSample, encode_sample
 from aw_lookahead.training.dataset_cache import ENCODED_FILE, load_or_prepare
+from aw_lookahead.training.trainer import batch_order
 from aw_lookahead.trajectory import Trajectory
 
 pytestmark = [
@@ -227,7 +222,7 @@ def test_the_fingerprint_is_the_same_in_every_interpreter(embedded_model_path: P
         "import sys; from pathlib import Path\n"
         "from transformers import AutoTokenizer\n"
         "from aw_lookahead.prompts import profile_prompts\n"
-        "from aw_lookahead.training import ClassifyConfig\n"
+        "from aw_lookahead.training.classify import ClassifyConfig\n"
         "from aw_lookahead.training.dataset_cache import data_fingerprint\n"
         "tok = AutoTokenizer.from_pretrained(sys.argv[1])\n"
         "print(data_fingerprint([Path(sys.argv[2])], tok, max_len=768, targets='all', "

@@ -16,14 +16,9 @@ from typing import Any
 import pytest
 
 from aw_lookahead.errors import ConfigError, TrajectoryError
-from aw_lookahead.training import (
-    IGNORE_INDEX,
-    TrainConfig,
-    encode_conversation,
-    mix_samples,
-    prepare_dataset,
-    read_agent_conversations,
-)
+from aw_lookahead.training import TrainConfig
+from aw_lookahead.training.data import IGNORE_INDEX, prepare_dataset
+from aw_lookahead.training.mix import encode_conversation, mix_samples, read_agent_conversations
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
 WORLD = EXAMPLES / "terminal_trajectories.jsonl"

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from aw_lookahead.lookahead.shadow import read_shadow_pairs
-from aw_lookahead.training import TurnClass
+from aw_lookahead.training.classify import TurnClass
 
 pytestmark = [
     pytest.mark.integration,

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from aw_lookahead.prompts import history_messages
-from aw_lookahead.training import ChatSample, TurnClass, encode_sample
+from aw_lookahead.training.classify import TurnClass
+from aw_lookahead.training.data import ChatSample, encode_sample
 from aw_lookahead.trajectory import Trajectory, read_trajectories, write_trajectories
 from lora_support import served_lora
 
@@ -269,8 +270,8 @@ def test_heldout_loss_is_scored_and_the_best_adapter_kept(
     peft = pytest.importorskip("peft")
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    from aw_lookahead.training import ClassifyConfig
     from aw_lookahead.training.batches import collate
+    from aw_lookahead.training.classify import ClassifyConfig
     from aw_lookahead.training.config import train_prompts
     from aw_lookahead.training.dataset_cache import HELDOUT_FILE, load_or_prepare
 

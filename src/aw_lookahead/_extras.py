@@ -3,13 +3,20 @@
 ``require("mcp", "mcp")`` imports and returns the module, or raises
 :class:`~aw_lookahead.errors.MissingExtraError` whose message is the exact
 ``pip install`` line. Keeps ``import aw_lookahead`` light.
+
+:func:`matches_schema` answers whether a value matches a JSON Schema only when
+it can be checked: ``jsonschema`` comes with the ``mcp`` extra, not the core
+install; without it (or with a schema it cannot use) the answer is ``False``,
+and callers act on a match only, so what cannot be checked never counts as one.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 from .errors import ConfigError, MissingExtraError
 
@@ -59,3 +66,24 @@ def check_torch_companions() -> None:
             f"{', '.join(broken)} does not load next to the installed torch, which breaks "
             f"transformers and vLLM; the embedded model does not need it: run `{_DROP_COMPANIONS}`"
         )
+
+
+def jsonschema_module() -> Any:
+    """``jsonschema`` when installed (it comes with the ``mcp`` extra), else ``None``."""
+    try:
+        return importlib.import_module("jsonschema")
+    except ImportError:
+        return None
+
+
+def matches_schema(value: Any, schema: Any) -> bool:
+    """``True`` when ``schema`` is a usable JSON Schema and ``value`` is valid under it."""
+    jsonschema = jsonschema_module()
+    if not isinstance(schema, Mapping) or jsonschema is None:
+        return False
+    try:
+        validator_cls = jsonschema.validators.validator_for(schema)
+        validator_cls(schema).validate(value)
+    except (jsonschema.ValidationError, jsonschema.SchemaError):
+        return False
+    return True

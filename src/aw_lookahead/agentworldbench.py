@@ -25,15 +25,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ._contract import (
+from ._jsonl import jsonl_files, validate_record
+from .errors import TrajectoryError
+from .prompts import default_prompts
+from .prompts.contract import (
     parse_user_turn,
     render_observation,
     render_user_turn,
     strip_observation_marker,
 )
-from ._jsonl import jsonl_files, validate_record
-from .errors import TrajectoryError
-from .prompts import default_prompts
 from .trajectory import Domain, JsonlWriter, Trajectory, Turn, TurnSample, iter_jsonl_dicts
 
 __all__ = [

@@ -29,7 +29,6 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ._contract import OBSERVATION_MARKER
 from ._jsonl import (
     MAX_JSON_DEPTH,
     decode_jsonl_line,
@@ -45,7 +44,6 @@ _log = logging.getLogger("aw_lookahead")
 
 __all__ = [
     "MAX_JSON_DEPTH",
-    "OBSERVATION_MARKER",
     "Action",
     "Domain",
     "JsonlWriter",

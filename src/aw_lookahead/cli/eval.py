@@ -170,8 +170,12 @@ def _inputs(args: argparse.Namespace, samples: list[Any], protocol: str) -> dict
     once known)."""
     from pathlib import Path
 
-    from aw_lookahead.evaluation import load_samples
-    from aw_lookahead.evaluation.records import PREDICTIONS_FILE, scan_records, unique_ids
+    from aw_lookahead.evaluation.records import (
+        PREDICTIONS_FILE,
+        load_samples,
+        scan_records,
+        unique_ids,
+    )
     from aw_lookahead.evaluation.runner import refuse_foreign_run
 
     every = samples if args.limit is None else load_samples(args.data, pattern=args.pattern)
@@ -184,8 +188,9 @@ def _inputs(args: argparse.Namespace, samples: list[Any], protocol: str) -> dict
 
 def _run(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
-    from aw_lookahead.evaluation import load_samples, predict_samples
     from aw_lookahead.evaluation.official import OfficialModel, default_protocol
+    from aw_lookahead.evaluation.records import load_samples
+    from aw_lookahead.evaluation.runner import predict_samples
 
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency must be >= 1, got {args.concurrency}")
@@ -261,7 +266,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _judge(args: argparse.Namespace) -> int:
     from aw_lookahead.errors import ConfigError
-    from aw_lookahead.evaluation import RubricJudge, judge_predictions
+    from aw_lookahead.evaluation import RubricJudge
+    from aw_lookahead.evaluation.judge_run import judge_predictions
     from aw_lookahead.evaluation.judges.reference import (
         ReferenceJudge,
         load_reference_judge_prompts,
@@ -343,7 +349,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from aw_lookahead.evaluation import build_report, render_markdown, write_report
+    from aw_lookahead.evaluation.report import build_report, render_markdown, write_report
 
     if args.report_dir is not None:
         output_dir(args.report_dir, "--report-dir")

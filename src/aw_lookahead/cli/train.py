@@ -314,8 +314,8 @@ def _check_data(paths: list[Path], option: str = "--data") -> None:
 def _report_only(args: argparse.Namespace, classify: ClassifyConfig) -> int:
     from aw_lookahead._extras import require
     from aw_lookahead.errors import ConfigError
-    from aw_lookahead.training import prepare_dataset
     from aw_lookahead.training.config import train_prompts
+    from aw_lookahead.training.data import prepare_dataset
 
     transformers = require("train", "transformers")
     try:

@@ -1,11 +1,14 @@
 """Fidelity evaluation: rule verifier, LLM judges, resumable runs, reports.
 
-``predict_samples`` (``eval run``; protocol ``official`` with an
-:class:`OfficialModel`, ours with any world model) -> ``judge_predictions``
-(``eval judge``; :class:`RubricJudge`, our rubric, or :class:`ReferenceJudge`)
--> ``write_report`` (``eval report``); ``export_reference`` (``eval export``)
-writes the reference script's layout and ``usable_records`` reads either.
-``verify`` / ``verify_sample`` are the rule verifier on its own.
+The face holds what a user calls: the rule verifier (:func:`verify`,
+:func:`verify_sample`, :class:`RuleResult`, :func:`line_f1`,
+:func:`masked_exact`) and the LLM judges (:class:`RubricJudge`, our rubric, and
+:class:`ReferenceJudge`). The runs are the CLI's (``eval run`` ->
+``eval judge`` -> ``eval report``; ``eval export``) and live in their modules:
+``runner.predict_samples`` (protocol ``official`` with an
+``official.OfficialModel``, ours with any world model),
+``judge_run.judge_predictions``, ``report.write_report``, and
+``interop.export_reference`` / ``interop.usable_records``.
 
 Rooms: ``rules/`` (the rule verifier and its domain rules), ``judges/`` (the
 LLM judges), ``official`` (the reference protocol's prompts and replies),
@@ -16,46 +19,16 @@ LLM judges), ``official`` (the reference protocol's prompts and replies),
 
 from __future__ import annotations
 
-from .interop import export_reference, usable_records
-from .judge_run import JudgeStats, judge_predictions
-from .judges.reference import ReferenceJudge, load_reference_judge_prompts
-from .judges.rubric import DIMENSIONS, JudgeOutcome, JudgeScores, RubricJudge, to_published_scale
-from .official import OfficialModel, official_messages
-from .records import finished_ids, latest_records, load_samples
-from .report import PUBLISHED, build_report, render_markdown, write_report
-from .rules.masking import mask, normalize_ws
-from .rules.verifier import RuleResult, TierResult, line_f1, masked_exact, verify, verify_sample
-from .runner import RunStats, predict_samples
+from .judges.reference import ReferenceJudge
+from .judges.rubric import RubricJudge
+from .rules.verifier import RuleResult, line_f1, masked_exact, verify, verify_sample
 
 __all__ = [
-    "DIMENSIONS",
-    "PUBLISHED",
-    "JudgeOutcome",
-    "JudgeScores",
-    "JudgeStats",
-    "OfficialModel",
     "ReferenceJudge",
     "RubricJudge",
     "RuleResult",
-    "RunStats",
-    "TierResult",
-    "build_report",
-    "export_reference",
-    "finished_ids",
-    "judge_predictions",
-    "latest_records",
     "line_f1",
-    "load_reference_judge_prompts",
-    "load_samples",
-    "mask",
     "masked_exact",
-    "normalize_ws",
-    "official_messages",
-    "predict_samples",
-    "render_markdown",
-    "to_published_scale",
-    "usable_records",
     "verify",
     "verify_sample",
-    "write_report",
 ]

@@ -33,7 +33,6 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from aw_lookahead._contract import OBSERVATION_MARKER
 from aw_lookahead.agentworldbench import sample_to_record
 from aw_lookahead.endpoint import UsesProvider
 from aw_lookahead.errors import (
@@ -44,6 +43,7 @@ from aw_lookahead.errors import (
     WorldModelTimeoutError,
 )
 from aw_lookahead.prompts import PromptSet
+from aw_lookahead.prompts.contract import OBSERVATION_MARKER
 from aw_lookahead.trajectory import TurnSample
 from aw_lookahead.worldmodel.base import ServedModel
 from aw_lookahead.worldmodel.openai_api import ModelInfo, OpenAIWorldModel

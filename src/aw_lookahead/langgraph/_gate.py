@@ -27,7 +27,8 @@ from langchain_core.tools import BaseTool
 
 from aw_lookahead._sync import run_sync
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead import Decision, EngineOptionsBase, Lookahead
+from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.lookahead.options import EngineOptionsBase
 from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.trajectory import Domain, Trajectory, canonical_arguments
 from aw_lookahead.worldmodel.base import WorldModel

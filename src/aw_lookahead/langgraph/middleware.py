@@ -50,7 +50,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from aw_lookahead.errors import ConfigError
-from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead, unchecked_note
+from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
+from aw_lookahead.lookahead.options import EngineOptions
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import (

@@ -42,7 +42,8 @@ from langgraph.graph import END
 from langgraph.types import Command, Send
 
 from aw_lookahead.errors import UsageError
-from aw_lookahead.lookahead import Decision, EngineOptions, Lookahead, unchecked_note
+from aw_lookahead.lookahead import Decision, Lookahead, unchecked_note
+from aw_lookahead.lookahead.options import EngineOptions
 from aw_lookahead.worldmodel.base import WorldModel
 
 from ._gate import (

@@ -29,7 +29,8 @@ from typing import Any, Unpack
 from langchain.agents.middleware import AgentMiddleware, ToolCallRequest
 
 from aw_lookahead._sync import submit
-from aw_lookahead.lookahead import Decision, EngineOptionsBase, Lookahead
+from aw_lookahead.lookahead import Decision, Lookahead
+from aw_lookahead.lookahead.options import EngineOptionsBase
 from aw_lookahead.lookahead.shadow import ShadowPair, divergence, read_shadow_pairs, shadow_pair
 from aw_lookahead.trajectory import Action, JsonlWriter, Trajectory
 from aw_lookahead.worldmodel.base import WorldModel
@@ -48,7 +49,7 @@ class ShadowMiddleware(EngineOwner, AgentMiddleware[Any, Any, Any]):
 
     ``world_model`` (or a ready ``Lookahead``) and ``engine_options`` as for
     :class:`~aw_lookahead.langgraph.LookaheadMiddleware`, all but ``deadline_s``
-    (:class:`~aw_lookahead.lookahead.EngineOptionsBase`): here ``deadline_s``
+    (:class:`~aw_lookahead.lookahead.options.EngineOptionsBase`): here ``deadline_s``
     bounds how long a finished tool call waits for its simulation. Pairs go to
     ``path`` (JSONL, crash-safe) and/or ``on_pair``; ``pairs`` keeps the last
     ``keep`` of them in memory.

@@ -15,41 +15,17 @@ Every :class:`Decision` serialises with ``decision.model_dump(mode="json")``.
 
 from __future__ import annotations
 
-from .cache import PredictionCache, call_index
-from .engine import EngineStats, Lookahead, default_deadline, heuristic_score
-from .judges import VERDICT_SCHEMA, Judge, LLMJudge, combine_verdicts
-from .options import CheckingPolicy, EngineOptions, EngineOptionsBase, SimulatePolicy
-from .routing import (
-    RiskRouter,
-    Route,
-    is_read_only_command,
-    terminal_command_text,
-    tool_annotations,
-)
-from .rules import RuleJudge, rule_signals
-from .safety import ERROR_POLICIES, ErrorPolicy, action_hazard, unchecked_note
-from .types import (
-    SEVERITY,
-    Decision,
-    DecisionKind,
-    Outcome,
-    RolloutResult,
-    SelectResult,
-    Signal,
-    Verdict,
-)
+from .cache import PredictionCache
+from .engine import Lookahead, default_deadline
+from .judges import Judge, LLMJudge
+from .routing import RiskRouter, tool_annotations
+from .rules import RuleJudge
+from .safety import action_hazard, unchecked_note
+from .types import Decision, DecisionKind, Outcome, RolloutResult, SelectResult, Signal, Verdict
 
 __all__ = [
-    "ERROR_POLICIES",
-    "SEVERITY",
-    "VERDICT_SCHEMA",
-    "CheckingPolicy",
     "Decision",
     "DecisionKind",
-    "EngineOptions",
-    "EngineOptionsBase",
-    "EngineStats",
-    "ErrorPolicy",
     "Judge",
     "LLMJudge",
     "Lookahead",
@@ -57,20 +33,12 @@ __all__ = [
     "PredictionCache",
     "RiskRouter",
     "RolloutResult",
-    "Route",
     "RuleJudge",
     "SelectResult",
     "Signal",
-    "SimulatePolicy",
     "Verdict",
     "action_hazard",
-    "call_index",
-    "combine_verdicts",
     "default_deadline",
-    "heuristic_score",
-    "is_read_only_command",
-    "rule_signals",
-    "terminal_command_text",
     "tool_annotations",
     "unchecked_note",
 ]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from aw_lookahead._json_schema import matches_schema
+from aw_lookahead._extras import matches_schema
 from aw_lookahead.trajectory import Action, Trajectory
 
 from .tool_effects import input_schema, tool_call, tool_definition

@@ -1,35 +1,84 @@
 """What a ``git`` command destroys: discarded work, deleted refs, rewritten remote history.
 
 Global options before the subcommand (``-C dir``, ``-c key=value``,
-``--git-dir=...``, ``--no-pager``...) are skipped, so ``git -C repo push -f``
-reads as ``push -f``. Commands that only record or read (``add``, ``commit``,
-``status``, a plain ``push``) destroy nothing.
+``--git-dir=...``, ``--no-pager``...) are read by :func:`split_git` from one
+list (:data:`GIT_GLOBAL_OPTIONS`, which the read-only router uses too), so
+``git -C repo push -f`` reads as ``push -f`` and every ``-c`` setting is
+judged. Commands that only record or read (``add``, ``commit``, ``status``, a
+plain ``push``) destroy nothing.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._shell_programs import Effect, Recurse, has_option, operands
 
-__all__ = ["git_effects", "git_subcommand"]
-
-_GLOBAL_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")
+__all__ = ["GIT_GLOBAL_OPTIONS", "GitCall", "GitOption", "git_effects", "split_git"]
 
 
-def git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
-    """``(subcommand, its arguments)`` after git's global options, or ``None``."""
+class GitOption(NamedTuple):
+    """One of git's global options (those before the subcommand)."""
+
+    takes_value: bool
+    """The next word is its value (a long one also takes ``--name=value``)."""
+    read_only: bool
+    """Changes nothing and runs nothing by itself (allowed before a read-only subcommand)."""
+
+
+GIT_GLOBAL_OPTIONS: dict[str, GitOption] = {
+    "-C": GitOption(takes_value=True, read_only=True),
+    "--git-dir": GitOption(takes_value=True, read_only=True),
+    "--work-tree": GitOption(takes_value=True, read_only=True),
+    "-c": GitOption(takes_value=True, read_only=False),
+    "--config-env": GitOption(takes_value=True, read_only=False),
+    "--namespace": GitOption(takes_value=True, read_only=False),
+    "--no-pager": GitOption(takes_value=False, read_only=True),
+    "-P": GitOption(takes_value=False, read_only=True),
+    "--no-optional-locks": GitOption(takes_value=False, read_only=True),
+    "--bare": GitOption(takes_value=False, read_only=True),
+}
+"""git's global options, the one list both readers of ``git`` use (the effect rules here
+and the read-only router). An option not listed is read as a flag without a value, and
+is not read-only."""
+
+
+@dataclass(frozen=True)
+class GitCall:
+    """A ``git`` command line: its global options, then the subcommand and its arguments."""
+
+    options: tuple[tuple[str, str | None], ...]
+    """``(option, value)`` for each global option as written (``value`` ``None`` for a flag,
+    or for a value the text does not give)."""
+    subcommand: str | None
+    rest: list[str]
+
+
+def split_git(args: Sequence[str]) -> GitCall:
+    """Read git's arguments: the global options (:data:`GIT_GLOBAL_OPTIONS`), then the
+    subcommand (``None`` when there is none) and its arguments."""
+    options: list[tuple[str, str | None]] = []
     i = 0
     while i < len(args):
         a = args[i]
-        if a in _GLOBAL_VALUE:
-            i += 2
-        elif a.startswith("-"):
+        if not a.startswith("-"):
+            return GitCall(tuple(options), a, list(args[i + 1 :]))
+        name, eq, value = a.partition("=") if a.startswith("--") else (a, "", "")
+        known = GIT_GLOBAL_OPTIONS.get(name)
+        if known is not None and known.takes_value and eq:
+            options.append((name, value))
             i += 1
+        elif known is not None and known.takes_value:
+            options.append((name, args[i + 1] if i + 1 < len(args) else None))
+            i += 2
         else:
-            return a, args[i + 1 :]
-    return None
+            options.append((a, None))
+            i += 1
+    return GitCall(tuple(options), None, [])
 
 
 def _d(reason: str) -> list[Effect]:
@@ -72,19 +121,16 @@ def setting_effects(key: str, value: str, r: Recurse) -> list[Effect]:
     return [Effect(e.severity, f"git {key} runs: {e.reason}") for e in r.code(value.lstrip("!"))]
 
 
-def _settings(args: list[str], r: Recurse) -> list[Effect]:
+def _settings(options: Sequence[tuple[str, str | None]], r: Recurse) -> list[Effect]:
     out: list[Effect] = []
-    for i, a in enumerate(args):
-        if a == "-c" and i + 1 < len(args):
-            key, _, value = args[i + 1].partition("=")
-            out += setting_effects(key, value, r)
-        elif a.startswith("--config-env"):
-            pair = a.split("=", 1)[1] if "=" in a else (args[i + 1] if i + 1 < len(args) else "")
-            key = pair.split("=", 1)[0]
+    for name, value in options:
+        if name == "-c" and value is not None:
+            key, _, setting = value.partition("=")
+            out += setting_effects(key, setting, r)
+        elif name == "--config-env":
+            key = (value or "").split("=", 1)[0]
             if _RUNS.match(key) or _LOADS.match(key):
                 out += _d(f"git --config-env {key} runs a command the text does not show")
-        elif not a.startswith("-"):
-            break
     return out
 
 
@@ -137,12 +183,11 @@ def _restore(rest: list[str]) -> list[Effect]:
 
 
 def git_effects(args: list[str], r: Recurse) -> list[Effect]:
-    found = git_subcommand(args)
-    settings = _settings(args, r)
-    if found is None:
+    call = split_git(args)
+    settings = _settings(call.options, r)
+    if call.subcommand is None:
         return settings
-    sub, rest = found
-    return settings + _subcommand(sub, rest, r)
+    return settings + _subcommand(call.subcommand, call.rest, r)
 
 
 def _subcommand(sub: str, rest: list[str], r: Recurse) -> list[Effect]:

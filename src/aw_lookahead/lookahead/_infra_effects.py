@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._shell_programs import Effect, Recurse, Rule, command_after, has_option, operands
+from ._shell_programs import Effect, EffectRule, Recurse, command_after, has_option, operands
 
 __all__ = ["INFRA_PROGRAMS"]
 
@@ -29,7 +29,7 @@ def _kill(args: list[str], _r: Recurse) -> list[Effect]:
     return _d("kill signals processes to stop")
 
 
-def _killer(name: str) -> Rule:
+def _killer(name: str) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         if set(args) <= {"--help", "--version", "-l", "--list"} and args:
             return []
@@ -40,7 +40,7 @@ def _killer(name: str) -> Rule:
 
 def _subcommand(
     table: dict[str, str], value_short: str = "", value_long: Sequence[str] = ()
-) -> Rule:
+) -> EffectRule:
     """Programs whose first operand picks what they do (``systemctl stop``...)."""
 
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
@@ -149,7 +149,7 @@ def _kubectl(args: list[str], r: Recurse) -> list[Effect]:
     return []
 
 
-def _cloud(name: str) -> Rule:
+def _cloud(name: str) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         for a in operands(args, "npg", ("--profile", "--region", "--project", "--name")):
             low = a.lower()
@@ -170,7 +170,7 @@ def _terraform(args: list[str], _r: Recurse) -> list[Effect]:
     return []
 
 
-def _packages(verbs: Sequence[str]) -> Rule:
+def _packages(verbs: Sequence[str]) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         ops = operands(args)
         if ops and ops[0] in verbs:
@@ -185,7 +185,7 @@ def _packages(verbs: Sequence[str]) -> Rule:
 _UNINSTALL = ("uninstall", "remove", "rm", "r", "un", "purge", "autoremove", "erase", "unlink")
 
 
-INFRA_PROGRAMS: dict[str, Rule] = {
+INFRA_PROGRAMS: dict[str, EffectRule] = {
     "kill": _kill,
     **{name: _killer(name) for name in ("killall", "pkill", "skill", "xkill", "killall5")},
     **{name: _killer(name) for name in ("shutdown", "reboot", "halt", "poweroff")},

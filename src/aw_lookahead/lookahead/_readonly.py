@@ -11,10 +11,11 @@ simply not on the allow list). Anything not understood is "may write": a
 false "may write" costs one simulation, a false "read-only" lets a writer run
 unchecked.
 
-Per-program rules read option clusters the way getopt does (``-uo f`` is
-``-u -o f``), and long options by any prefix GNU ``getopt_long`` accepts
-(``sort --o=f`` is ``--output=f``, ``date --s=...`` is ``--set``), so a
-writing option is seen however it is abbreviated. A run-time expansion in an
+Per-program rules read options with the effect rules' reader
+(:func:`._shell_programs.first_option`): clusters the way getopt does
+(``-uo f`` is ``-u -o f``), and long options by any prefix GNU ``getopt_long``
+accepts (``sort --o=f`` is ``--output=f``, ``date --s=...`` is ``--set``), so
+a writing option is seen however it is abbreviated. A run-time expansion in an
 argument is allowed only for programs without such flags (``cat "$f"``, not
 ``sort $opts``).
 """
@@ -24,55 +25,28 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ._git_effects import GIT_GLOBAL_OPTIONS, split_git
+from ._shell_programs import first_option, short_letters
 from .shell_parse import DYN, PROC, parse_script
 
 __all__ = ["is_read_only_command"]
 
-Rule = Callable[[list[str]], str | None]
-
-
-def _short_letters(arg: str, takes_value: str = "") -> str:
-    """The option letters of a short cluster (``-uo`` -> ``uo``), stopping at one that
-    takes a value (its value is the rest of the word)."""
-    if not arg.startswith("-") or arg.startswith("--") or arg == "-":
-        return ""
-    out = []
-    for ch in arg[1:]:
-        out.append(ch)
-        if ch in takes_value:
-            break
-    return "".join(out)
-
-
-def _flags(
-    args: list[str], *, short: str = "", long: tuple[str, ...] = (), takes_value: str = ""
-) -> str | None:
-    """The first argument that uses a forbidden short letter or long option, or ``None``."""
-    for a in args:
-        if a == "--":
-            return None
-        if a.startswith("--"):
-            name = a.split("=", 1)[0]
-            if len(name) > 2 and any(f.startswith(name) for f in long):
-                return a
-        elif set(_short_letters(a, takes_value)) & set(short):
-            return a
-    return None
+ReadOnlyCheck = Callable[[list[str]], str | None]
 
 
 def _plain(_: list[str]) -> str | None:
     return None
 
 
-def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") -> Rule:
+def _banned(short: str = "", long: tuple[str, ...] = (), takes_value: str = "") -> ReadOnlyCheck:
     def rule(args: list[str]) -> str | None:
-        bad = _flags(args, short=short, long=long, takes_value=takes_value)
+        bad = first_option(args, short, long, takes_value)
         return f"option {bad!r} writes files or runs programs" if bad else None
 
     return rule
 
 
-def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> Rule:
+def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> ReadOnlyCheck:
     """Only the listed flags and no operands (``hostname x`` sets the host name)."""
 
     def rule(args: list[str]) -> str | None:
@@ -91,7 +65,7 @@ def _no_operands(allowed_short: str, allowed_long: tuple[str, ...] = ()) -> Rule
 
 
 def _date(args: list[str]) -> str | None:
-    bad = _flags(args, short="s", long=("--set",), takes_value="dfrI")
+    bad = first_option(args, "s", ("--set",), "dfrI")
     if bad:
         return f"date {bad} sets the clock"
     values = {
@@ -148,7 +122,7 @@ def _sed(args: list[str]) -> str | None:
             if a.split("=", 1)[0] not in ("--quiet", "--silent", "--regexp-extended", "--posix"):
                 return f"sed {a} is not known to be read-only"
         elif a.startswith("-") and len(a) > 1:
-            letters = _short_letters(a, "el")
+            letters = short_letters(a, "el")
             if not set(letters) <= set("nErsuz") | {"e"}:
                 return f"sed {a} may edit files in place or read a script file"
             if "e" in letters:
@@ -171,9 +145,7 @@ def _sed(args: list[str]) -> str | None:
     return None
 
 
-# git: global options allowed before the subcommand, read-only subcommands, forbidden options.
-_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--bare"})
-_GIT_GLOBAL_VALUE = ("-C", "--git-dir", "--work-tree")
+# git: read-only subcommands and forbidden options (global options: GIT_GLOBAL_OPTIONS).
 _GIT_READ = frozenset(
     {
         "status",
@@ -203,20 +175,16 @@ _GIT_BAD_LONG = (
 
 
 def _git(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a in _GIT_GLOBAL_FLAGS or ("=" in a and a.split("=", 1)[0] in _GIT_GLOBAL_VALUE[1:]):
-            i += 1
-        elif a == "-C" or a in _GIT_GLOBAL_VALUE[1:]:
-            i += 2
-        else:
-            return f"git option {a!r} may change configuration or run programs"
-    if i >= len(args):
+    call = split_git(args)
+    for name, _ in call.options:
+        option = GIT_GLOBAL_OPTIONS.get(name)
+        if option is None or not option.read_only:
+            return f"git option {name!r} may change configuration or run programs"
+    sub, rest = call.subcommand, call.rest
+    if sub is None:
         return "git without a subcommand"
-    sub, rest = args[i], args[i + 1 :]
     if sub in _GIT_READ:
-        bad = _flags(rest, short="O" if sub == "grep" else "", long=_GIT_BAD_LONG)
+        bad = first_option(rest, "O" if sub == "grep" else "", _GIT_BAD_LONG)
         return f"git {sub} {bad} writes files or runs programs" if bad else None
     if sub in _GIT_LISTING:
         if all(a in _GIT_LIST_FLAGS for a in rest):
@@ -225,7 +193,7 @@ def _git(args: list[str]) -> str | None:
     return f"git {sub} is not a known read-only git command"
 
 
-RULES: dict[str, Rule] = {
+CHECKS: dict[str, ReadOnlyCheck] = {
     **dict.fromkeys(
         (
             "ls",
@@ -291,7 +259,7 @@ def _segment_read_only(words: list[str]) -> str | None:
         return "the command name is an expansion"
     if "/" in program:
         return f"path-qualified program {program!r} may not be the system's one"
-    rule = RULES.get(program)
+    rule = CHECKS.get(program)
     if rule is None:
         return f"{program!r} is not on the read-only allow list"
     if rule is not _plain and any(DYN in w or PROC in w for w in words[1:]):

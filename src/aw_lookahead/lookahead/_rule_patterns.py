@@ -1,7 +1,7 @@
 """The rule families' patterns: the text each family looks for in a predicted observation.
 
 The data behind :mod:`.rules` (whose docstring tables the families and their
-domains): every :class:`Rule` is a name, the outcome it signals, a compiled
+domains): every :class:`PatternRule` is a name, the outcome it signals, a compiled
 pattern and a short reason. Kept apart so the table reads (and grows) apart
 from the code that applies it.
 """
@@ -16,11 +16,11 @@ from aw_lookahead.trajectory import Domain
 from ._mcp_text import MCP_TEXT_RULES
 from .types import Outcome
 
-__all__ = ["DOMAIN_FAMILIES", "FAMILIES", "Rule"]
+__all__ = ["DOMAIN_FAMILIES", "FAMILIES", "PatternRule"]
 
 
 @dataclass(frozen=True)
-class Rule:
+class PatternRule:
     """One pattern of a family and what a match means."""
 
     name: str
@@ -29,8 +29,8 @@ class Rule:
     detail: str
 
 
-def _r(name: str, outcome: Outcome, pattern: str, detail: str, flags: int = 0) -> Rule:
-    return Rule(name, outcome, re.compile(pattern, flags | re.MULTILINE), detail)
+def _r(name: str, outcome: Outcome, pattern: str, detail: str, flags: int = 0) -> PatternRule:
+    return PatternRule(name, outcome, re.compile(pattern, flags | re.MULTILINE), detail)
 
 
 F, R, N, S = Outcome.FAILURE, Outcome.RISKY, Outcome.NO_OP, Outcome.SUCCESS
@@ -187,7 +187,7 @@ _RISK = (
     ),
 )
 
-FAMILIES: dict[str, tuple[Rule, ...]] = {
+FAMILIES: dict[str, tuple[PatternRule, ...]] = {
     "shell": _SHELL,
     "swe": _SWE,
     "mcp": _MCP,

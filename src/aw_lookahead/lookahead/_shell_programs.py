@@ -20,13 +20,15 @@ __all__ = [
     "DEVICES",
     "PROGRAMS",
     "Effect",
+    "EffectRule",
     "Recurse",
-    "Rule",
     "Severity",
     "command_after",
+    "first_option",
     "has_option",
     "operands",
     "plain_word",
+    "short_letters",
 ]
 
 Severity = Literal["destroys", "overwrites"]
@@ -56,7 +58,7 @@ class Recurse(Protocol):
         ...
 
 
-Rule = Callable[[list[str], Recurse], list[Effect]]
+EffectRule = Callable[[list[str], Recurse], list[Effect]]
 
 
 def _d(reason: str) -> list[Effect]:
@@ -67,24 +69,41 @@ def _o(reason: str) -> list[Effect]:
     return [Effect("overwrites", reason)]
 
 
+def short_letters(arg: str, value_short: str = "") -> str:
+    """The option letters of a short cluster (``-uo`` -> ``uo``), stopping at one that
+    takes a value (its value is the rest of the word); ``""`` for any other word."""
+    if not arg.startswith("-") or arg.startswith("--") or arg == "-":
+        return ""
+    out = []
+    for ch in arg[1:]:
+        out.append(ch)
+        if ch in value_short:
+            break
+    return "".join(out)
+
+
+def first_option(
+    args: Sequence[str], short: str = "", long: Sequence[str] = (), value_short: str = ""
+) -> str | None:
+    """The first argument (before ``--``) that uses one of the short letters or long names
+    (a long name by any prefix, as GNU ``getopt_long`` reads it), or ``None``."""
+    for a in args:
+        if a == "--":
+            return None
+        if a.startswith("--"):
+            name = a.split("=", 1)[0]
+            if any(f.startswith(name) for f in long):
+                return a
+        elif set(short_letters(a, value_short)) & set(short):
+            return a
+    return None
+
+
 def has_option(
     args: Sequence[str], short: str = "", long: Sequence[str] = (), value_short: str = ""
 ) -> bool:
     """Does any option (before ``--``) use one of the short letters or long names?"""
-    for a in args:
-        if a == "--":
-            return False
-        if a.startswith("--") and len(a) > 2:
-            name = a.split("=", 1)[0]
-            if any(f.startswith(name) for f in long):
-                return True
-        elif a.startswith("-") and len(a) > 1:
-            for ch in a[1:]:
-                if ch in short:
-                    return True
-                if ch in value_short:
-                    break
-    return False
+    return first_option(args, short, long, value_short) is not None
 
 
 def operands(
@@ -98,13 +117,8 @@ def operands(
         if a == "--":
             out.extend(args[i + 1 :])
             break
-        if a.startswith("--") and len(a) > 2:
-            name = a.split("=", 1)[0]
-            i += 2 if "=" not in a and any(f.startswith(name) for f in value_long) else 1
-            continue
         if a.startswith("-") and len(a) > 1:
-            takes = next((j for j, ch in enumerate(a[1:], 1) if ch in value_short), None)
-            i += 2 if takes is not None and takes == len(a) - 1 else 1
+            i += 2 if _takes_value(a, value_short, value_long) else 1
             continue
         out.append(a)
         i += 1
@@ -145,7 +159,7 @@ def _names(paths: Sequence[str]) -> str:
     return shown + (", ..." if len(paths) > 3 else "")
 
 
-def _deleter(verb: str = "deletes") -> Rule:
+def _deleter(verb: str = "deletes") -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         targets = operands(args)
         if not targets and not any(a.startswith("-") for a in args):
@@ -294,7 +308,7 @@ def _uniq(args: list[str], _r: Recurse) -> list[Effect]:
 _PERMS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 
 
-def _perms(name: str) -> Rule:
+def _perms(name: str) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         if has_option(args, "R", ("--recursive",)):
             return _d(f"{name} -R changes permissions or ownership of a whole tree")
@@ -305,7 +319,7 @@ def _perms(name: str) -> Rule:
 
 DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/stdin", "-"})
 
-PROGRAMS: dict[str, Rule] = {
+PROGRAMS: dict[str, EffectRule] = {
     "rm": _rm,
     "rmdir": _deleter("rmdir deletes"),
     "unlink": _deleter("unlink deletes"),

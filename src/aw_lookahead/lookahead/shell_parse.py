@@ -1,7 +1,11 @@
 """Shell text -> the simple commands it runs, with tree-sitter-bash (a real bash grammar).
 
-One parse serves both readers of shell text: the effect classifier
-(:mod:`.shell_effects`) and the read-only router (:mod:`._readonly`).
+One parse per text serves every reader of it: the read-only router
+(:mod:`._readonly`), the rule judge (:func:`program_names`), the effect
+classifier (:mod:`.shell_effects`) and the grounded look
+(:mod:`.environment`). :func:`parse_script` keeps the last texts it parsed, so
+the readers of one action share one parse; the :class:`Script` it returns is
+shared and must not be changed.
 
 What a :class:`Script` holds, for every simple command anywhere in the text
 (lists, pipelines, subshells, groups, loops, conditionals, function bodies,
@@ -29,6 +33,7 @@ tokens, a reserved word where a command should be). Parsing never raises.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import dataclass, field
@@ -359,8 +364,31 @@ def _literal_output(command: Command) -> str | None:
     return None
 
 
+_SHORT_TEXT = 4096
+"""Texts up to this length are kept in a large cache, longer ones in a small one (a few
+actions' worth, so the readers of one long action still share its parse)."""
+
+
+@functools.lru_cache(maxsize=2048)
+def _parse_short(text: str) -> Script:
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_long(text: str) -> Script:
+    return _parse(text)
+
+
 def parse_script(text: str) -> Script:
-    """Parse shell text; never raises (what cannot be read is in ``problems``)."""
+    """Parse shell text; never raises (what cannot be read is in ``problems``).
+
+    The same text is parsed once: a later call returns the same :class:`Script`, which
+    its readers share and must not change.
+    """
+    return _parse_short(text) if len(text) <= _SHORT_TEXT else _parse_long(text)
+
+
+def _parse(text: str) -> Script:
     script = Script()
     tree = _parser().parse(text.encode("utf-8", "surrogatepass"))
     root = tree.root_node

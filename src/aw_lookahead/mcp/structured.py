@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aw_lookahead._json_schema import matches_schema
+from aw_lookahead._extras import matches_schema
 
 __all__ = ["fit_structured", "holds_prediction"]
 

@@ -41,8 +41,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aw_lookahead._contract import render_observation, render_user_turn
 from aw_lookahead.trajectory import Action, Trajectory, Turn
+
+from .contract import render_observation, render_user_turn
 
 __all__ = ["MAX_TURNS", "RenderedHistory", "render_history", "tool_name"]
 

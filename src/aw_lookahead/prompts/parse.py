@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from aw_lookahead._contract import OBSERVATION_MARKER, strip_observation_marker
+from .contract import OBSERVATION_MARKER, strip_observation_marker
 
 ParseMethod = Literal["tag", "tag_unclosed", "marker", "raw", "tag_in_thinking", "empty"]
 

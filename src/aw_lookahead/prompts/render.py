@@ -10,11 +10,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from aw_lookahead._contract import render_observation, render_user_turn
 from aw_lookahead._jsonl import read_text_file
 from aw_lookahead.errors import ConfigError
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
+from .contract import render_observation, render_user_turn
 from .history import RenderedHistory, render_history, tool_name
 from .step_messages import StepMessages
 

@@ -52,15 +52,15 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, TypeVarTuple
 
 from .redactor import DISTINCT_CAP, PLACEHOLDER_PREFIX, Redactor
-from .rules import Rule, builtin_rules, secret_field
+from .rules import RedactionRule, builtin_rules, secret_field
 
 __all__ = [
     "DISTINCT_CAP",
     "ENV_REDACT",
     "OFF_LOOP_CHARS",
     "PLACEHOLDER_PREFIX",
+    "RedactionRule",
     "Redactor",
-    "Rule",
     "builtin_rules",
     "default_redactor",
     "redact_messages",

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus, unquote
 
 from .known import KnownSecrets
-from .rules import Rule, builtin_rules, secret_field
+from .rules import RedactionRule, builtin_rules, secret_field
 
 __all__ = ["DISTINCT_CAP", "PLACEHOLDER_PREFIX", "Redactor"]
 
@@ -99,7 +99,7 @@ class Redactor:
     ) -> None:
         self.enabled = enabled
         self._key = key if key is not None else secrets.token_bytes(16)
-        self._rules: list[Rule] = builtin_rules() if builtin else []
+        self._rules: list[RedactionRule] = builtin_rules() if builtin else []
         self._known = KnownSecrets(PLACEHOLDER_PREFIX)
         self._stand_ins: dict[tuple[str, str], str] = {}
         # Histories repeat across candidates and steps: remember recent message texts.
@@ -126,7 +126,7 @@ class Redactor:
             raise ValueError(f"kind must be a word such as 'internal_token', got {kind!r}")
         regex = re.compile(pattern) if isinstance(pattern, str) else pattern
         with self._lock:
-            self._rules.insert(0, Rule(kind.lower(), regex))
+            self._rules.insert(0, RedactionRule(kind.lower(), regex))
             self._memo.clear()
 
     def placeholder(self, kind: str, secret: str) -> str:
@@ -192,7 +192,12 @@ class Redactor:
         return text
 
     def _by_rule(
-        self, rule: Rule, text: str, lower: str, learned: dict[str, str], over: set[tuple[str, str]]
+        self,
+        rule: RedactionRule,
+        text: str,
+        lower: str,
+        learned: dict[str, str],
+        over: set[tuple[str, str]],
     ) -> str:
         """``text`` with the values of ``rule``'s matches replaced (``text`` itself if none)."""
         if rule.lowered is not None and len(lower) == len(text):
@@ -213,7 +218,7 @@ class Redactor:
         return "".join(pieces)
 
     def _stand_in(
-        self, rule: Rule, value: str, learned: dict[str, str], over: set[tuple[str, str]]
+        self, rule: RedactionRule, value: str, learned: dict[str, str], over: set[tuple[str, str]]
     ) -> str | None:
         """What replaces ``value`` found by ``rule``; None to leave it (a placeholder already,
         or refused by the rule's check). ``learned`` and ``over`` are the text's secrets so

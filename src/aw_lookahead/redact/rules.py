@@ -1,4 +1,4 @@
-"""The built-in table of secret shapes: one :class:`Rule` per shape.
+"""The built-in table of secret shapes: one :class:`RedactionRule` per shape.
 
 A rule is a regular expression and where in its match the secret is (the
 named group ``secret``, ``dq`` or ``sq``, or the whole match). Every pattern
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from .names import LOCAL_WORDS, SECRET_WORDS, secret_field
 from .providers import PROVIDER_TOKENS
 
-__all__ = ["Rule", "builtin_rules", "secret_field"]
+__all__ = ["RedactionRule", "builtin_rules", "secret_field"]
 
 _VALUE_GROUPS = ("secret", "dq", "sq")
 
 
 @dataclass(frozen=True)
-class Rule:
+class RedactionRule:
     """One kind of secret: its pattern, an optional check on the value, and cheap pre-checks.
 
     ``folded`` rules are written in lower case and run over the lower-cased text (the
@@ -117,11 +117,11 @@ def _mixed(value: str) -> bool:
     )
 
 
-def _command(kind: str, words: tuple[str, ...], option: str, value: str) -> Rule:
+def _command(kind: str, words: tuple[str, ...], option: str, value: str) -> RedactionRule:
     """A password option of a command: ``words`` start it (as a token), ``option`` then
     ``value`` is looked for among its arguments."""
     hints = tuple(sorted({w.lower() for w in words}))
-    return Rule(
+    return RedactionRule(
         kind,
         re.compile(_token(*words) + r"\b" + _ARGS),
         label="secret",
@@ -130,11 +130,11 @@ def _command(kind: str, words: tuple[str, ...], option: str, value: str) -> Rule
     )
 
 
-def builtin_rules() -> list[Rule]:
+def builtin_rules() -> list[RedactionRule]:
     """A fresh copy of the built-in table, in the order the rules are applied."""
     r = re.compile
     rules = [
-        Rule(
+        RedactionRule(
             "private_key",
             r(
                 r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
@@ -144,14 +144,14 @@ def builtin_rules() -> list[Rule]:
             hints=("private key",),
         ),
         *(
-            Rule(
+            RedactionRule(
                 kind,
                 r(_token(*prefixes) + rest),
                 hints=tuple(sorted({p.lower() for p in prefixes})),
             )
             for kind, prefixes, rest in PROVIDER_TOKENS
         ),
-        Rule(
+        RedactionRule(
             "discord_token",
             r(
                 "[MNO]"
@@ -160,41 +160,41 @@ def builtin_rules() -> list[Rule]:
             ),
             hints=(".",),
         ),
-        Rule(
+        RedactionRule(
             "discord_webhook",
             r(r"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}+/[A-Za-z0-9_-]{20,}+"),
             hints=("discord",),
         ),
-        Rule(
+        RedactionRule(
             "telegram_bot_token",
             r(r"[0-9](?<![0-9].)[0-9]{7,11}+:AA[A-Za-z0-9_-]{30,}+"),
             hints=(":aa",),
         ),
-        Rule(
+        RedactionRule(
             "sentry_dsn",
             r(r"://(?P<secret>[0-9a-f]{32})(?::[0-9a-f]{32})?@"),
             label="secret",
             hints=("@",),
         ),
-        Rule(
+        RedactionRule(
             "slack_webhook",
             r(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}+"),
             hints=("hooks.slack.com",),
         ),
-        Rule(
+        RedactionRule(
             "jwt",
             r(
                 r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]*+"
             ),
             hints=("eyj",),
         ),
-        Rule(
+        RedactionRule(
             "url_password",
             r(r"://[^\s:/?#@\"'<>\\]{0,256}+:(?P<secret>[^\s/?#@\"'<>\\]{1,512}+)@"),
             label="secret",
             hints=("@",),
         ),
-        Rule(
+        RedactionRule(
             "azure_key",
             r(
                 r"(?:accountkey|sharedaccesskey|sharedaccesssignature)\s*+=\s*+"
@@ -205,13 +205,13 @@ def builtin_rules() -> list[Rule]:
             hints=("accountkey", "sharedaccesskey", "sharedaccesssignature"),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "sas_signature",
             r(r"[?&]sig=(?P<secret>[^&\s\"'<>\\]{8,}+)"),
             label="secret",
             hints=("sig=",),
         ),
-        Rule(
+        RedactionRule(
             "authorization",
             r(
                 "authorization" + _after(13) + r"\\?[\"']?\s*+[:=]\s*+\\?[\"']?"
@@ -222,21 +222,21 @@ def builtin_rules() -> list[Rule]:
             hints=("authorization",),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "bearer",
             r("bearer" + _after(6) + r"\s++(?P<secret>[a-z0-9._~+/=-]{12,}+)", re.IGNORECASE),
             label="secret",
             hints=("bearer",),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "cookie",
             r(r"cookie\\?[\"']?\s*+:\s*(?P<secret>[^\n\r\"\\]{3,4096}+)", re.IGNORECASE),
             label="secret",
             hints=("cookie",),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "aws_secret",
             # Whole runs, read once from their first character; only a run of 40 is taken.
             r(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+=]{40,}+"),
@@ -245,7 +245,7 @@ def builtin_rules() -> list[Rule]:
             hints=("aws", "akia", "asia", "secret"),
             near=True,
         ),
-        Rule(
+        RedactionRule(
             "secret_flag",
             r(
                 r"--(?<![\w-]--)(?i:(?:[a-z0-9]++-){0,4}"
@@ -255,7 +255,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             hints=("pass", "secret", "token", "api-key", "apikey", "cookie"),
         ),
-        Rule(
+        RedactionRule(
             "user_password",
             r(
                 "-" + _after(1) + r"(?:u|-user)[\s=]*+[^\s:\"'\\]{1,256}+:"
@@ -283,13 +283,13 @@ def builtin_rules() -> list[Rule]:
             "mongo_password", ("mongosh", "mongo", "mongodump", "mongorestore"), r"-p\s++", _VALUE
         ),
         _command("redis_password", ("redis-cli",), r"-a\s*+", _VALUE),
-        Rule(
+        RedactionRule(
             "openssl_pass",
             r(r"pass:(?<![A-Za-z0-9_]pass:)(?P<secret>[^\s\"'\\]{1,256}+)"),
             label="secret",
             hints=("pass:",),
         ),
-        Rule(
+        RedactionRule(
             "piped_password",
             r(
                 _token("echo", "printf")
@@ -301,7 +301,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             hints=("echo", "printf"),
         ),
-        Rule(
+        RedactionRule(
             "pgpass_line",
             r(
                 r"(?m)^[^\s:#]{1,256}+:(?:[0-9]{1,5}|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:"
@@ -310,7 +310,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             hints=(":",),
         ),
-        Rule(
+        RedactionRule(
             "auth_tuple",
             r(
                 r"auth\s*+=\s*+\(\s*+[\"'][^\"'\n]{1,256}+[\"']\s*+,\s*+"
@@ -319,14 +319,14 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             hints=("auth",),
         ),
-        Rule(
+        RedactionRule(
             "connection_password",
             r(r"pwd(?<![a-z0-9_]pwd)\s*+=\s*+(?P<secret>[^;\"'\\\n]{1,256}+)", re.IGNORECASE),
             label="secret",
             hints=("pwd",),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "xml_secret",
             r(
                 rf"<(?:{SECRET_WORDS}|pass|pwd)>(?P<secret>[^<\n]{{1,256}}+)</",
@@ -336,14 +336,14 @@ def builtin_rules() -> list[Rule]:
             hints=("</",),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "pass_field",
             r(r"pass(?<=[\"']pass)\\{0,7}[\"']\s*+[:=]\s*+" + _VALUE_LOWER, re.IGNORECASE),
             label="secret",
             hints=("pass",),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "netrc",
             r(
                 r"(?:machine\s++\S{1,256}+|default)(?:\s++(?:login|account|port)\s++\S{1,256}+){0,4}"
@@ -354,7 +354,7 @@ def builtin_rules() -> list[Rule]:
             hints=("machine", "default"),
             folded=True,
         ),
-        Rule(
+        RedactionRule(
             "secret_assignment",
             r(
                 r"[A-Z]" + _after(1) + r"[A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)"
@@ -363,7 +363,7 @@ def builtin_rules() -> list[Rule]:
             label="secret",
             hints=("_key", "_token", "_secret", "_pass", "_pwd"),
         ),
-        Rule(
+        RedactionRule(
             "secret_field",
             r(
                 rf"(?:{SECRET_WORDS}|{LOCAL_WORDS})(?:[_-]?(?:key|value|hash|b64|base64))?\b"

@@ -4,7 +4,7 @@
 as SFT (model, data, out, LoRA or full, steps, resume, stop-after, seed) plus
 :class:`GRPOOptions`, and guarantees:
 
-* Prompts come from :func:`~aw_lookahead.training.grpo_dataset`: one target
+* Prompts come from :func:`~aw_lookahead.training.grpo_data.grpo_dataset`: one target
   turn per trajectory unless ``turns_per_trajectory`` asks for more.
 * ``batch_size`` counts *prompts* per process per micro-batch; each is
   sampled ``num_generations`` times (TRL's per-device batch is

@@ -39,7 +39,7 @@ Guarantees:
   ``hybrid/judge_cached``), and kept in :attr:`HybridReward.last`.
 
 The dataset column ``sample`` (a :class:`~aw_lookahead.trajectory.TurnSample`
-as JSON, written by :func:`~aw_lookahead.training.grpo_dataset`) gives the
+as JSON, written by :func:`~aw_lookahead.training.grpo_data.grpo_dataset`) gives the
 verifier and the judge the history, action and tools. Without it the sample
 is rebuilt from ``domain``, ``observation`` and the prompt's last user message.
 """
@@ -129,7 +129,7 @@ def _sample_of(row: dict[str, Any], prompt: Any, index: int) -> TurnSample:
         raise ConfigError(
             f"reward input {index}: the dataset needs the columns 'observation' (the real next "
             "observation) and 'domain', or 'sample' (a TurnSample as JSON); build it with "
-            "aw_lookahead.training.grpo_dataset"
+            "aw_lookahead.training.grpo_data.grpo_dataset"
         )
     trajectory = Trajectory(
         domain=row["domain"],

@@ -22,7 +22,7 @@ Guarantees:
 * Real: every observation is what bash printed for the command, apart from
   those two rewrites.
 * Filtered like warm-up training: exact retries are dropped
-  (:func:`~aw_lookahead.training.retry_turns`), each turn carries its turn
+  (:func:`~aw_lookahead.training.classify.retry_turns`), each turn carries its turn
   class, and a trajectory with no turn that training would keep is dropped.
 * Each turn's metadata says whether its step is a deliberate mistake
   (``mistake``) and holds the real ``exit_code``; each trajectory's metadata

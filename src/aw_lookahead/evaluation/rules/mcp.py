@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from aw_lookahead._json_schema import jsonschema_module
+from aw_lookahead._extras import jsonschema_module
 from aw_lookahead.trajectory import Action
 
 from .masking import mask

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from aw_lookahead.lookahead._shell_programs import Effect, Recurse, Rule
+from aw_lookahead.lookahead._shell_programs import Effect, EffectRule, Recurse
 from aw_lookahead.lookahead.shell_parse import DYN, PROC
 
 __all__ = ["EDITORS"]
@@ -80,7 +80,7 @@ def _stdin_lines(r: Recurse, what: str) -> list[str] | Effect | None:
     return None
 
 
-def _vim(name: str) -> Rule:
+def _vim(name: str) -> EffectRule:
     def rule(args: list[str], r: Recurse) -> list[Effect]:
         commands: list[str] = []
         out: list[Effect] = []
@@ -176,7 +176,7 @@ def _emacs(args: list[str], r: Recurse) -> list[Effect]:
     return out
 
 
-EDITORS: dict[str, Rule] = {
+EDITORS: dict[str, EffectRule] = {
     **{n: _vim(n) for n in ("vim", "vi", "nvim", "view", "gvim", "vimdiff", "rvim", "ex")},
     **{n: _vim(n) for n in ("vim.basic", "vim.tiny", "nvi", "elvis", "exim_ex")},
     "ed": _ed,

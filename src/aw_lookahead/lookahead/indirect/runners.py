@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from aw_lookahead.lookahead._readonly import _SED_SAFE
-from aw_lookahead.lookahead._shell_programs import Effect, Recurse, Rule, has_option, operands
+from aw_lookahead.lookahead._shell_programs import Effect, EffectRule, Recurse, has_option, operands
 from aw_lookahead.lookahead.shell_parse import DYN, PROC
 
 __all__ = ["RUNNERS"]
@@ -175,7 +175,7 @@ def _seven(args: list[str], _r: Recurse) -> list[Effect]:
 _KEEP = ("--keep", "--stdout", "--to-stdout", "--list", "--test", "--help", "--version")
 
 
-def _compressor(name: str) -> Rule:
+def _compressor(name: str) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         files = [o for o in operands(args, "S", ("--suffix",)) if o != "-"]
         if not files or has_option(args, "kcltLhV", _KEEP):
@@ -199,14 +199,14 @@ def _fc(args: list[str], _r: Recurse) -> list[Effect]:
     return _d("fc re-runs a history entry the text does not show")
 
 
-def _always(reason: str) -> Rule:
+def _always(reason: str) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         return [] if set(args) <= {"--help", "-h", "--version", "-V"} else _d(reason)
 
     return rule
 
 
-def _short(letters: str, reason: str, long: tuple[str, ...] = ()) -> Rule:
+def _short(letters: str, reason: str, long: tuple[str, ...] = ()) -> EffectRule:
     def rule(args: list[str], _r: Recurse) -> list[Effect]:
         return _d(reason) if has_option(args, letters, long) else []
 
@@ -228,7 +228,7 @@ def _rclone(args: list[str], _r: Recurse) -> list[Effect]:
     return _d(f"rclone {ops[0]} deletes files") if ops and ops[0] in _RCLONE else []
 
 
-def _option_code(*options: str) -> Rule:
+def _option_code(*options: str) -> EffectRule:
     """Readers whose named options take a command they run (``rg --pre``, ``man -P``,
     ``split --filter``) or whose ``+cmd`` is a pager command (``less +'!cmd'``)."""
 
@@ -245,7 +245,7 @@ def _option_code(*options: str) -> Rule:
     return rule
 
 
-RUNNERS: dict[str, Rule] = {
+RUNNERS: dict[str, EffectRule] = {
     "rg": _option_code("--pre"),
     "ag": _option_code("--pager"),
     "man": _option_code("-P", "--pager", "-H", "--html"),
