@@ -117,3 +117,38 @@ def test_router_terminal_keystrokes() -> None:
     assert not router.route(traj, mixed).read_only
     assert router.route(Trajectory(domain="search"), "best pizza").read_only
     assert not router.route(Trajectory(domain="android"), {"action": "click", "id": 3}).read_only
+
+
+def test_a_growing_history_reads_as_a_fresh_replay() -> None:
+    # The editor state after a history is kept and extended a turn at a time; what each
+    # action runs must be what a replay of the whole history from scratch gives.
+    from aw_lookahead.lookahead import routing
+
+    def keys(*items: str) -> list[dict[str, Any]]:
+        return [{"keystrokes": k} for k in items]
+
+    steps: list[Any] = [
+        keys("echo one\n"),
+        keys("rm -rf da"),  # unfinished: the next action continues it
+        keys("ta", "Enter"),
+        keys("!!\n"),
+        "ls data",
+        keys("^ls^cat\n"),
+        keys("echo 'a\n"),
+        keys("b'\n"),
+        keys("Up", "Enter"),
+        keys("fc -s echo=rm\n"),
+        {"command": "echo two"},
+        keys("!-2\n"),
+    ]
+    history: list[Any] = []
+    for action in steps:
+        stepped = routing.typed_text(action, history)
+        routing._AFTER.clear()
+        routing._READ.clear()
+        fresh = routing.typed_text(action, history)
+        assert stepped == fresh, action
+        history.append(action)
+    continued = routing.typed_text(steps[2], steps[:2])
+    assert continued is not None
+    assert "rm -rf data" in continued.text

@@ -27,6 +27,8 @@ Guarantees:
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -158,12 +160,73 @@ class TypedText:
     variants: tuple[str, ...] = ()
 
 
+_AFTER: OrderedDict[tuple[int, ...], tuple[tuple[Action, ...], list[LineEditor]]] = OrderedDict()
+_AFTER_KEPT = 64
+_after_lock = threading.Lock()
+
+
+def _after(history: Sequence[Action]) -> list[LineEditor]:
+    """Fresh editors (one per setting) in the state ``history`` leaves.
+
+    The state after all but the newest turn is kept too, and a history whose older turns
+    were seen is replayed from there: an agent's history grows a turn a step (and
+    candidates of one step share it), so a step costs one turn, not the whole history.
+    States are kept by the identity of the actions, which the entry holds (so no other
+    object can take their ids): an action is read as it was when first seen (change a
+    copy, never an action in place)."""
+    key = tuple(map(id, history))
+    with _after_lock:
+        found = _AFTER.get(key)
+        before = _AFTER.get(key[:-1]) if found is None and key else None
+    if found is None:
+        if before is None:
+            fresh = [LineEditor(expand=e, ignore_space=i, inputrc=r) for e, i, r in _SHELL_SETTINGS]
+            before = (tuple(history[:-1]), _replayed(fresh, history[:-1]))
+            _keep(key[:-1], before)
+        found = (tuple(history), _replayed([e.clone() for e in before[1]], history[-1:]))
+    _keep(key, found)
+    return [e.clone() for e in found[1]]
+
+
+def _replayed(editors: list[LineEditor], actions: Sequence[Action]) -> list[LineEditor]:
+    for editor in editors:
+        for action in actions:
+            replay(editor, action)
+    return editors
+
+
+def _keep(key: tuple[int, ...], entry: tuple[tuple[Action, ...], list[LineEditor]]) -> None:
+    with _after_lock:
+        _AFTER[key] = entry
+        _AFTER.move_to_end(key)
+        while len(_AFTER) > _AFTER_KEPT:
+            _AFTER.popitem(last=False)
+
+
+_READ: OrderedDict[tuple[int, ...], tuple[tuple[Action, ...], list[Reduced] | None]] = OrderedDict()
+
+
 def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
+    """What ``action`` does under each setting after ``history`` (read once per action and
+    history: the router, the judges and the fail-safe ask the same; held as :func:`_after`
+    holds its states; the results are only read)."""
+    held = (*history, action)
+    key = tuple(map(id, held))
+    with _after_lock:
+        found = _READ.get(key)
+    if found is None:
+        found = (held, _replayed_action(action, history))
+    with _after_lock:
+        _READ[key] = found
+        _READ.move_to_end(key)
+        while len(_READ) > 4 * _AFTER_KEPT:
+            _READ.popitem(last=False)
+    return found[1]
+
+
+def _replayed_action(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
     out: list[Reduced] = []
-    for expand, ignore_space, inputrc in _SHELL_SETTINGS:
-        editor = LineEditor(expand=expand, ignore_space=ignore_space, inputrc=inputrc)
-        for earlier in history:
-            replay(editor, earlier)
+    for editor in _after(history):
         editor.start()
         if isinstance(action, str) or (
             isinstance(action, Mapping) and isinstance(action.get("command"), str)

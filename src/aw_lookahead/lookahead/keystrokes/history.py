@@ -232,11 +232,16 @@ def expand_history(line: str, history: Sequence[str]) -> tuple[str, bool]:
     return "".join(out), bool(state.get("print"))
 
 
+_UNQUOTED = str.maketrans("", "", "'\"\\")
+
+
 def fc_line(line: str, history: Sequence[str]) -> str | None:
     """The command ``fc -s [old=new ...] [cmd]`` re-runs, ``None`` when ``line`` is not one.
 
     Raises :class:`HistoryError` when the entry it names is not in ``history``.
     """
+    if "fc" not in line.translate(_UNQUOTED):  # shlex's words are the line less its quoting
+        return None
     try:
         words = shlex.split(line)
     except ValueError:

@@ -1,26 +1,25 @@
 """Keystrokes as bash's readline reads them: the lines an interactive bash runs.
 
-Terminal actions are tmux-style keystroke lists (an item that is a key name,
-``C-a``, ``Enter``, ``M-d``, ``Up``, is that key; any other item is typed
-literally, raw control bytes and ESC sequences included). :class:`LineEditor`
-replays them with readline's default emacs bindings: motion (``C-a``, ``C-e``,
-``C-b``, ``C-f``, ``M-b``, ``M-f``, Home, End, arrows), deletion (``C-d`` on a
-non-empty line, ``C-h``/BSpace, Delete, ``C-k``, ``C-u``, ``C-w``, ``M-d``,
-``M-DEL``), the kill ring (``C-y``, ``M-y``), ``C-t``, case changes,
-``C-v``, bracketed paste, history (``Up``/``C-p``, ``Down``/``C-n``, ``M-<``,
-``M->``, ``M-.``), ``M-#``, and on Enter bash's history expansion and ``fc
--s`` (:mod:`.keystrokes.history`). The history is what earlier actions of the trajectory
-ran; an unfinished line carries over to the next action.
+Terminal actions are tmux-style keystroke lists (an item that is a key name, ``C-a``,
+``Enter``, ``M-d``, ``Up``, is that key; any other item is typed literally, raw control
+bytes and ESC sequences included). :class:`LineEditor` replays them with readline's
+default emacs bindings: motion (``C-a``, ``C-e``, ``C-b``, ``C-f``, ``M-b``, ``M-f``,
+Home, End, arrows), deletion (``C-d`` on a non-empty line, ``C-h``/BSpace, Delete,
+``C-k``, ``C-u``, ``C-w``, ``M-d``, ``M-DEL``), the kill ring (``C-y``, ``M-y``),
+``C-t``, case changes, ``C-v``, bracketed paste, history (``Up``/``C-p``,
+``Down``/``C-n``, ``M-<``, ``M->``, ``M-.``), ``M-#``, and on Enter bash's history
+expansion and ``fc -s`` (:mod:`.keystrokes.history`). The history is what earlier
+actions of the trajectory ran; an unfinished line carries over to the next action.
 
-Keys whose result depends on what this reader cannot see (``Tab`` completion,
-``C-r`` search, ``C-x`` prefixes, undo, numeric arguments, unknown ESC
-sequences, history beyond what the trajectory shows) make the line
-unreadable: :attr:`Reduced.unknown` says why, and the caller counts it as
-possibly destructive.
+Keys whose result depends on what this reader cannot see (``Tab`` completion, ``C-r``
+search, ``C-x`` prefixes, undo, numeric arguments, unknown ESC sequences, history beyond
+what the trajectory shows) make the line unreadable: :attr:`Reduced.unknown` says why,
+and the caller counts it as possibly destructive.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -80,7 +79,12 @@ class LineEditor:
         self.line_unknown: str | None = None
         self.last_yank = 0
 
-    # -- results ------------------------------------------------------------------------
+    def clone(self) -> LineEditor:
+        """An independent copy (its lists copied) that goes on from the same state."""
+        twin = copy.copy(self)
+        twin.history, twin.buf, twin.kills = [*self.history], [*self.buf], [*self.kills]
+        twin.saved = [*self.saved]
+        return twin
 
     def start(self) -> None:
         """Start a new action: what it runs is collected afresh; the line carries over."""
@@ -383,11 +387,10 @@ def reduce_keys(items: Iterable[Any], *, literal: bool = False) -> Reduced:
 
 def replay(editor: LineEditor, action: Any) -> bool:
     """Feed one terminal action to ``editor``; ``False`` when it is not a terminal action."""
-    if isinstance(action, str):
-        editor.feed_line(action)
-        return True
-    if isinstance(action, Mapping) and isinstance(action.get("command"), str):
-        editor.feed_line(str(action["command"]))
+    if isinstance(action, str) or (
+        isinstance(action, Mapping) and isinstance(action.get("command"), str)
+    ):
+        editor.feed_line(action if isinstance(action, str) else str(action["command"]))
         return True
     items: Sequence[Any] = [action] if isinstance(action, Mapping) else action
     if not all(isinstance(i, Mapping) and isinstance(i.get("keystrokes"), str) for i in items):
