@@ -1,11 +1,8 @@
 """Shell text -> the simple commands it runs, with tree-sitter-bash (a real bash grammar).
 
-One parse per text serves every reader of it: the read-only router
-(:mod:`._readonly`), the rule judge (:func:`program_names`), the effect
-classifier (:mod:`.shell_effects`) and the grounded look
-(:mod:`.environment`). :func:`parse_script` keeps the last texts it parsed, so
-the readers of one action share one parse; the :class:`Script` it returns is
-shared and must not be changed.
+One parse per text serves every reader of it (the read-only router, the rule judge, the
+effect classifier, the grounded look): :func:`parse_script` keeps the last texts it
+parsed, and the :class:`Script` it returns is shared and must not be changed.
 
 What a :class:`Script` holds, for every simple command anywhere in the text
 (lists, pipelines, subshells, groups, loops, conditionals, function bodies,
@@ -27,8 +24,8 @@ command and process substitutions, heredoc bodies):
   left of ``||``, a negated pipeline, a function body), so its failure is not
   the text's failure.
 
-``problems`` lists what the grammar could not read (syntax errors, missing
-tokens, a reserved word where a command should be). Parsing never raises.
+``problems`` lists what the grammar could not read (syntax errors, missing tokens, a
+reserved word where a command should be). Parsing never raises.
 """
 
 from __future__ import annotations
@@ -364,27 +361,12 @@ def _literal_output(command: Command) -> str | None:
     return None
 
 
-_SHORT_TEXT = 4096
-"""Texts up to this length are kept in a large cache, longer ones in a small one (a few
-actions' worth, so the readers of one long action still share its parse)."""
-
-
-@functools.lru_cache(maxsize=2048)
-def _parse_short(text: str) -> Script:
-    return _parse(text)
-
-
-@functools.lru_cache(maxsize=8)
-def _parse_long(text: str) -> Script:
-    return _parse(text)
+_SHORT_TEXT = 4096  # longer texts get a small cache: a few actions' worth
 
 
 def parse_script(text: str) -> Script:
-    """Parse shell text; never raises (what cannot be read is in ``problems``).
-
-    The same text is parsed once: a later call returns the same :class:`Script`, which
-    its readers share and must not change.
-    """
+    """Parse shell text; never raises (what cannot be read is in ``problems``). The same
+    text is parsed once: a later call returns the same :class:`Script`, shared, unchanged."""
     return _parse_short(text) if len(text) <= _SHORT_TEXT else _parse_long(text)
 
 
@@ -402,12 +384,8 @@ _NAME = re.compile(r"[A-Za-z_][\w.+-]*")
 
 
 def program_names(text: str) -> frozenset[str]:
-    """The programs a shell text runs, by base name (``/usr/bin/sed`` reads ``sed``).
-
-    They are the names a failing program puts before its message (``sed: -e
-    expression ...``), so they read a failure in terminal output and start one
-    in a prediction.
-    """
+    """The programs a shell text runs, by base name (``/usr/bin/sed`` reads ``sed``): the
+    names a failing program puts before its message (``sed: -e expression ...``)."""
     names = set()
     for command in parse_script(text).commands:
         if command.words:
@@ -415,3 +393,7 @@ def program_names(text: str) -> frozenset[str]:
             if found:
                 names.add(found.group(0))
     return frozenset(names)
+
+
+_parse_short = functools.lru_cache(maxsize=2048)(_parse)
+_parse_long = functools.lru_cache(maxsize=8)(_parse)
