@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -251,7 +252,7 @@ async def test_one_parse_of_the_shell_text_per_action(monkeypatch: pytest.Monkey
         parsed.append(text)
         return real(text)
 
-    monkeypatch.setattr(shell_parse, "_parse", counted)
+    monkeypatch.setattr(shell_parse, "_parse_short", functools.lru_cache(maxsize=2048)(counted))
     action = "sed 's/a/b' parse-count.txt > parse-count.out"
     wm = FunctionWorldModel(lambda t, a: "sed: -e expression #1, char 5: unterminated `s' command")
     lk = Lookahead(wm, simulate="risky", cache=False)
