@@ -152,3 +152,29 @@ def test_a_growing_history_reads_as_a_fresh_replay() -> None:
     continued = routing.typed_text(steps[2], steps[:2])
     assert continued is not None
     assert "rm -rf data" in continued.text
+
+
+def test_plain_text_reads_the_same_on_the_short_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Plain text with no key, expansion or fc that a setting or the history could change is
+    # read once, not once per setting from the history's state: the reading must not differ.
+    import re
+
+    from aw_lookahead.lookahead import routing
+    from shell_corpus_support import DESTROYS, HARMLESS, OVERWRITES
+    from shell_indirect_corpus_support import INDIRECT, KEYSTROKES, READS
+
+    texts = [*DESTROYS, *OVERWRITES, *HARMLESS, *INDIRECT, *READS]
+    texts += ["echo a\tb", "ls\n\ncat x", "f'c' -s rm=ls", "echo !!", "^a^b"]
+    unfinished = [[{"keystrokes": "rm -rf "}]], [[{"keystrokes": "ls da"}, {"keystrokes": "Tab"}]]
+    histories: list[list[Any]] = [[], ["echo one", "ls data"], *unfinished]
+    histories += [h for h, _ in KEYSTROKES[:8]]
+    short = {}
+    for history in histories:
+        for text in texts:
+            short[(id(history), text)] = routing.typed_text(text, history)
+    monkeypatch.setattr(routing, "_SETTING_KEYS", re.compile(r"[\s\S]"))  # never short
+    routing._READ.clear()
+    for history in histories:
+        for text in texts:
+            assert routing.typed_text(text, history) == short[(id(history), text)], text
+    assert len(texts) > 300

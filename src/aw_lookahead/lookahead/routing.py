@@ -27,6 +27,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,6 +39,7 @@ from pydantic import BaseModel, ConfigDict
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 from ._readonly import is_read_only_command
+from .keystrokes.history import may_run_fc
 from .keystrokes.reader import KEY_NAME, LineEditor, Reduced, replay
 
 __all__ = [
@@ -166,7 +168,8 @@ _after_lock = threading.Lock()
 
 
 def _after(history: Sequence[Action]) -> list[LineEditor]:
-    """Fresh editors (one per setting) in the state ``history`` leaves.
+    """Editors (one per setting) in the state ``history`` leaves: shared, so only read them
+    or go on from a :meth:`~LineEditor.clone`.
 
     The state after all but the newest turn is kept too, and a history whose older turns
     were seen is replayed from there: an agent's history grows a turn a step (and
@@ -185,7 +188,7 @@ def _after(history: Sequence[Action]) -> list[LineEditor]:
             _keep(key[:-1], before)
         found = (tuple(history), _replayed([e.clone() for e in before[1]], history[-1:]))
     _keep(key, found)
-    return [e.clone() for e in found[1]]
+    return found[1]
 
 
 def _replayed(editors: list[LineEditor], actions: Sequence[Action]) -> list[LineEditor]:
@@ -224,15 +227,28 @@ def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
     return found[1]
 
 
+_SETTING_KEYS = re.compile(r"[!^\x00-\x09\x0b-\x1f\x7f]")
+
+
 def _replayed_action(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
+    states = _after(history)
+    text = action if isinstance(action, str) else None
+    if isinstance(action, Mapping) and isinstance(action.get("command"), str):
+        text = str(action["command"])
+    if text is not None:
+        text = text if text.endswith("\n") else text + "\n"
+        inert = not _SETTING_KEYS.search(text) and not may_run_fc(text)
+        if inert and all(not s.buf and s.line_unknown is None and not s.quoted for s in states):
+            # no key, expansion or unfinished line for a setting or the history to change
+            editor = LineEditor()
+            editor.feed(text)
+            return [editor.result()] * len(states)
     out: list[Reduced] = []
-    for editor in _after(history):
+    for state in states:
+        editor = state.clone()
         editor.start()
-        if isinstance(action, str) or (
-            isinstance(action, Mapping) and isinstance(action.get("command"), str)
-        ):
-            text = action if isinstance(action, str) else str(action["command"])
-            editor.feed(text if text.endswith("\n") else text + "\n")
+        if text is not None:
+            editor.feed(text)
         elif not replay(editor, action):
             return None
         out.append(editor.result())

@@ -235,12 +235,17 @@ def expand_history(line: str, history: Sequence[str]) -> tuple[str, bool]:
 _UNQUOTED = str.maketrans("", "", "'\"\\")
 
 
+def may_run_fc(line: str) -> bool:
+    """Can ``line`` hold an ``fc`` command? (shlex's words are the line less its quoting.)"""
+    return "fc" in line.translate(_UNQUOTED)
+
+
 def fc_line(line: str, history: Sequence[str]) -> str | None:
     """The command ``fc -s [old=new ...] [cmd]`` re-runs, ``None`` when ``line`` is not one.
 
     Raises :class:`HistoryError` when the entry it names is not in ``history``.
     """
-    if "fc" not in line.translate(_UNQUOTED):  # shlex's words are the line less its quoting
+    if not may_run_fc(line):
         return None
     try:
         words = shlex.split(line)
