@@ -167,7 +167,7 @@ _AFTER_KEPT = 64
 _after_lock = threading.Lock()
 
 
-def _after(history: Sequence[Action]) -> list[LineEditor]:
+def _after(history: Sequence[Action], key: tuple[int, ...]) -> list[LineEditor]:
     """Editors (one per setting) in the state ``history`` leaves: shared, so only read them
     or go on from a :meth:`~LineEditor.clone`.
 
@@ -176,8 +176,7 @@ def _after(history: Sequence[Action]) -> list[LineEditor]:
     candidates of one step share it), so a step costs one turn, not the whole history.
     States are kept by the identity of the actions, which the entry holds (so no other
     object can take their ids): an action is read as it was when first seen (change a
-    copy, never an action in place)."""
-    key = tuple(map(id, history))
+    copy, never an action in place). ``key``: the ids of ``history``'s actions."""
     with _after_lock:
         found = _AFTER.get(key)
         before = _AFTER.get(key[:-1]) if found is None and key else None
@@ -213,12 +212,12 @@ def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
     """What ``action`` does under each setting after ``history`` (read once per action and
     history: the router, the judges and the fail-safe ask the same; held as :func:`_after`
     holds its states; the results are only read)."""
-    held = (*history, action)
-    key = tuple(map(id, held))
+    past = tuple(map(id, history))
+    key = (*past, id(action))
     with _after_lock:
         found = _READ.get(key)
     if found is None:
-        found = (held, _replayed_action(action, history))
+        found = ((*history, action), _replayed_action(action, history, past))
     with _after_lock:
         _READ[key] = found
         _READ.move_to_end(key)
@@ -230,8 +229,10 @@ def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
 _SETTING_KEYS = re.compile(r"[!^\x00-\x09\x0b-\x1f\x7f]")
 
 
-def _replayed_action(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
-    states = _after(history)
+def _replayed_action(
+    action: Action, history: Sequence[Action], past: tuple[int, ...]
+) -> list[Reduced] | None:
+    states = _after(history, past)
     text = action if isinstance(action, str) else None
     if isinstance(action, Mapping) and isinstance(action.get("command"), str):
         text = str(action["command"])
