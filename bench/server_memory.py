@@ -56,7 +56,7 @@ def _members(pgid: int) -> Iterator[tuple[str, list[str]]]:
             yield name, stat
 
 
-def _group_memory(pgid: int) -> tuple[int, int, int]:
+def group_memory(pgid: int) -> tuple[int, int, int]:
     """(processes, PSS MiB, RSS MiB) of process group ``pgid``."""
     procs = pss = rss = 0
     for name, _ in _members(pgid):
@@ -117,9 +117,9 @@ def _measure(folder: Path, options: dict[str, Any]) -> dict[str, Any]:
         before = _group_cpu(server.pid)
         latencies = [ask(f"run{i}") for i in range(_REQUESTS)]
         after = _group_cpu(server.pid)
-        procs, pss, rss = _group_memory(server.pid)
+        procs, pss, rss = group_memory(server.pid)
         time.sleep(_IDLE_S)
-        idle_pss = _group_memory(server.pid)[1]
+        idle_pss = group_memory(server.pid)[1]
     return {
         "processes": procs,
         "pss_mib": pss,

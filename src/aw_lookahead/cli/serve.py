@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
         "--local",
         action="store_true",
         help="serve the embedded SmolLM2 with our shipped adapter merged in, on the CPU "
-        "build of vLLM (converts and merges it once)",
+        "build of vLLM (converts and merges it once), or on llama.cpp (--runtime)",
     )
     which.add_argument(
         "--gguf",
@@ -65,6 +65,12 @@ def register(subparsers: Any) -> None:
         "--base-only",
         action="store_true",
         help="with --local: serve the raw SmolLM2, without the shipped adapter",
+    )
+    p.add_argument(
+        "--runtime",
+        choices=("vllm", "llama.cpp"),
+        help="with --local: vLLM's CPU build (the default) or llama.cpp's llama-server on "
+        "the same model exported to GGUF Q8_0 once (--base-only: the shipped Q4_1 GGUF)",
     )
     p.add_argument("--model", help="Hugging Face id or model folder (default: the preset's)")
     p.add_argument("--served-model-name", help="the model name clients send")
@@ -150,11 +156,16 @@ def _extra(args: argparse.Namespace) -> list[str]:
 def _plan(args: argparse.Namespace) -> Any:
     from aw_lookahead.errors import ConfigError
 
-    if args.gguf is not None:
+    if args.runtime is not None and not args.local:
+        raise ConfigError("--runtime applies to --local; serve another GGUF file with --gguf FILE")
+    if args.gguf is not None or args.runtime == "llama.cpp":
         return _plan_gguf(args)
     for name, flag in (("threads", "--threads"), ("parallel", "--parallel")):
         if getattr(args, name) is not None:
-            raise ConfigError(f"{flag} applies to llama.cpp only; use it with --gguf FILE")
+            raise ConfigError(
+                f"{flag} applies to llama.cpp only; use it with --gguf FILE or "
+                "--local --runtime llama.cpp"
+            )
     from aw_lookahead.serving.presets import plan_serve
 
     return plan_serve(
@@ -181,17 +192,29 @@ def _plan_gguf(args: argparse.Namespace) -> Any:
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.serving.llama_cpp import plan_gguf
 
-    given = [flag for name, flag in _VLLM_ONLY.items() if getattr(args, name) not in (None, False)]
+    local = args.gguf is None
+    vllm_only = {k: v for k, v in _VLLM_ONLY.items() if not (local and k == "base_only")}
+    given = [flag for name, flag in vllm_only.items() if getattr(args, name) not in (None, False)]
     if args.nodes != 1:
         given.append("--nodes")
     if given:
         raise ConfigError(
-            f"{', '.join(given)} apply to vLLM only; llama.cpp serves the --gguf file as it is "
-            "(drop them, or serve with vLLM instead of --gguf)"
+            f"{', '.join(given)} apply to vLLM only; llama.cpp serves the GGUF file as it is "
+            "(drop them, or serve with vLLM)"
         )
+    gguf, name = args.gguf, args.served_model_name
+    if local:
+        from aw_lookahead.embedded import (
+            EMBEDDED_MODEL_NAME,
+            embedded_gguf_file,
+            embedded_gguf_path,
+        )
+
+        gguf = embedded_gguf_path() if args.base_only else embedded_gguf_file()
+        name = name or EMBEDDED_MODEL_NAME
     return plan_gguf(
-        args.gguf,
-        served_model_name=args.served_model_name,
+        gguf,
+        served_model_name=name,
         host=args.host,
         port=args.port,
         ctx_size=args.max_model_len,
@@ -282,11 +305,18 @@ def run(args: argparse.Namespace) -> int:
                 later = "" if args.gguf else "; `serve --local` converts it first"
                 print(f"# note: {plan.model} does not exist yet{later}", file=sys.stderr)
         return 0
+    from aw_lookahead.serving.llama_cpp import GgufPlan
+
+    llama = isinstance(plan, GgufPlan)
     if args.gguf is not None and not plan.model_ready:
         from aw_lookahead.errors import ConfigError
 
         raise ConfigError(f"--gguf {args.gguf}: no such file")
-    if args.gguf is None and plan.preset.name == "local" and args.model is None:
+    if llama and args.gguf is None and not args.base_only:
+        from aw_lookahead.embedded import export_embedded_gguf
+
+        export_embedded_gguf(plan.gguf)
+    if not llama and plan.preset.name == "local" and args.model is None:
         from aw_lookahead.embedded import prepare_embedded_model
 
         folder = prepare_embedded_model(base_only=args.base_only)
@@ -301,7 +331,7 @@ def run(args: argparse.Namespace) -> int:
         )
     from aw_lookahead.serving import ready_timeout
 
-    cpu = args.gguf is not None or plan.preset.cpu
+    cpu = llama or plan.preset.cpu
     timeout = args.ready_timeout or ready_timeout(600.0 if cpu else 1800.0)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in _STOP_SIGNALS}
     server = plan.server(log_path=args.log_file)
@@ -314,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
         while server.running:
             time.sleep(0.5)
         raise ServerStartError(
-            f"the {'llama.cpp' if args.gguf else 'vLLM'} server exited on its own",
+            f"the {'llama.cpp' if llama else 'vLLM'} server exited on its own",
             log_path=server.log_path,
             log_tail=server.log_tail(),
         )
