@@ -123,6 +123,7 @@ def test_a_growing_history_reads_as_a_fresh_replay() -> None:
     # The editor state after a history is kept and extended a turn at a time; what each
     # action runs must be what a replay of the whole history from scratch gives.
     from aw_lookahead.lookahead import routing
+    from aw_lookahead.lookahead.keystrokes import replays
 
     def keys(*items: str) -> list[dict[str, Any]]:
         return [{"keystrokes": k} for k in items]
@@ -144,8 +145,8 @@ def test_a_growing_history_reads_as_a_fresh_replay() -> None:
     history: list[Any] = []
     for action in steps:
         stepped = routing.typed_text(action, history)
-        routing._AFTER.clear()
-        routing._READ.clear()
+        for memo in (replays._PASTS, replays._READ, replays._TRAJECTORIES):
+            memo.clear()
         fresh = routing.typed_text(action, history)
         assert stepped == fresh, action
         history.append(action)
@@ -160,6 +161,7 @@ def test_plain_text_reads_the_same_on_the_short_path(monkeypatch: pytest.MonkeyP
     import re
 
     from aw_lookahead.lookahead import routing
+    from aw_lookahead.lookahead.keystrokes import replays
     from shell_corpus_support import DESTROYS, HARMLESS, OVERWRITES
     from shell_indirect_corpus_support import INDIRECT, KEYSTROKES, READS
 
@@ -172,9 +174,25 @@ def test_plain_text_reads_the_same_on_the_short_path(monkeypatch: pytest.MonkeyP
     for history in histories:
         for text in texts:
             short[(id(history), text)] = routing.typed_text(text, history)
-    monkeypatch.setattr(routing, "_SETTING_KEYS", re.compile(r"[\s\S]"))  # never short
-    routing._READ.clear()
+    monkeypatch.setattr(replays, "_SETTING_KEYS", re.compile(r"[\s\S]"))  # never short
+    for memo in (replays._PASTS, replays._READ, replays._TRAJECTORIES):
+        memo.clear()
     for history in histories:
         for text in texts:
             assert routing.typed_text(text, history) == short[(id(history), text)], text
     assert len(texts) > 300
+
+
+def test_a_trajectory_reads_as_its_actions_and_a_grown_one_is_read_again() -> None:
+    from aw_lookahead.lookahead.routing import typed_text
+
+    traj = Trajectory(domain="terminal").with_turn([{"keystrokes": "rm -rf da"}], "")
+    action = [{"keystrokes": "ta\n"}]
+    assert typed_text(action, traj) == typed_text(action, [t.action for t in traj.turns])
+    continued = typed_text(action, traj)
+    assert continued is not None
+    assert "rm -rf data" in continued.text
+    traj.turns.append(traj.turns[0].model_copy(update={"action": [{"keystrokes": "\n"}]}))
+    after = typed_text(action, traj)  # the same object, grown in place: read again
+    assert after is not None
+    assert "rm -rf data" not in after.text

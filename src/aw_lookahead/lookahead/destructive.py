@@ -34,8 +34,7 @@ def action_effects(action: Action, trajectory: Trajectory | None = None) -> list
 
     ``trajectory``: what ran before (the history keys recall, the line they continue).
     """
-    history = [t.action for t in trajectory.turns] if trajectory is not None else []
-    typed = typed_text(action, history)
+    typed = typed_text(action, trajectory if trajectory is not None else ())
     if typed is None:
         return []
     if typed.edited_keys:

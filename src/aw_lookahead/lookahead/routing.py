@@ -27,9 +27,6 @@ Guarantees:
 
 from __future__ import annotations
 
-import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,8 +36,8 @@ from pydantic import BaseModel, ConfigDict
 from aw_lookahead.trajectory import Action, Domain, Trajectory
 
 from ._readonly import is_read_only_command
-from .keystrokes.history import may_run_fc
-from .keystrokes.reader import KEY_NAME, LineEditor, Reduced, replay
+from .keystrokes.reader import KEY_NAME
+from .keystrokes.replays import replays as _replays
 
 __all__ = [
     "RiskRouter",
@@ -135,15 +132,6 @@ def declared_annotations(tool: Any) -> dict[str, bool] | None:
 
 
 _RUN_KEYS = frozenset({"Enter", "C-m", "C-j", "KPEnter"})
-# (history expansion on, history ignoring lines that start with a blank, Debian's
-# /etc/inputrc read): the settings an interactive bash may run with; a line is judged
-# under each, so the worst reading counts.
-_SHELL_SETTINGS = (
-    (True, False, True),
-    (True, True, True),
-    (False, False, True),
-    (True, False, False),
-)
 
 
 @dataclass(frozen=True)
@@ -162,107 +150,13 @@ class TypedText:
     variants: tuple[str, ...] = ()
 
 
-_AFTER: OrderedDict[tuple[int, ...], tuple[tuple[Action, ...], list[LineEditor]]] = OrderedDict()
-_AFTER_KEPT = 64
-_after_lock = threading.Lock()
-
-
-def _after(history: Sequence[Action], key: tuple[int, ...]) -> list[LineEditor]:
-    """Editors (one per setting) in the state ``history`` leaves: shared, so only read them
-    or go on from a :meth:`~LineEditor.clone`.
-
-    The state after all but the newest turn is kept too, and a history whose older turns
-    were seen is replayed from there: an agent's history grows a turn a step (and
-    candidates of one step share it), so a step costs one turn, not the whole history.
-    States are kept by the identity of the actions, which the entry holds (so no other
-    object can take their ids): an action is read as it was when first seen (change a
-    copy, never an action in place). ``key``: the ids of ``history``'s actions."""
-    with _after_lock:
-        found = _AFTER.get(key)
-        before = _AFTER.get(key[:-1]) if found is None and key else None
-    if found is None:
-        if before is None:
-            fresh = [LineEditor(expand=e, ignore_space=i, inputrc=r) for e, i, r in _SHELL_SETTINGS]
-            before = (tuple(history[:-1]), _replayed(fresh, history[:-1]))
-            _keep(key[:-1], before)
-        found = (tuple(history), _replayed([e.clone() for e in before[1]], history[-1:]))
-    _keep(key, found)
-    return found[1]
-
-
-def _replayed(editors: list[LineEditor], actions: Sequence[Action]) -> list[LineEditor]:
-    for editor in editors:
-        for action in actions:
-            replay(editor, action)
-    return editors
-
-
-def _keep(key: tuple[int, ...], entry: tuple[tuple[Action, ...], list[LineEditor]]) -> None:
-    with _after_lock:
-        _AFTER[key] = entry
-        _AFTER.move_to_end(key)
-        while len(_AFTER) > _AFTER_KEPT:
-            _AFTER.popitem(last=False)
-
-
-_READ: OrderedDict[tuple[int, ...], tuple[tuple[Action, ...], list[Reduced] | None]] = OrderedDict()
-
-
-def _replays(action: Action, history: Sequence[Action]) -> list[Reduced] | None:
-    """What ``action`` does under each setting after ``history`` (read once per action and
-    history: the router, the judges and the fail-safe ask the same; held as :func:`_after`
-    holds its states; the results are only read)."""
-    past = tuple(map(id, history))
-    key = (*past, id(action))
-    with _after_lock:
-        found = _READ.get(key)
-    if found is None:
-        found = ((*history, action), _replayed_action(action, history, past))
-    with _after_lock:
-        _READ[key] = found
-        _READ.move_to_end(key)
-        while len(_READ) > 4 * _AFTER_KEPT:
-            _READ.popitem(last=False)
-    return found[1]
-
-
-_SETTING_KEYS = re.compile(r"[!^\x00-\x09\x0b-\x1f\x7f]")
-
-
-def _replayed_action(
-    action: Action, history: Sequence[Action], past: tuple[int, ...]
-) -> list[Reduced] | None:
-    states = _after(history, past)
-    text = action if isinstance(action, str) else None
-    if isinstance(action, Mapping) and isinstance(action.get("command"), str):
-        text = str(action["command"])
-    if text is not None:
-        text = text if text.endswith("\n") else text + "\n"
-        inert = not _SETTING_KEYS.search(text) and not may_run_fc(text)
-        if inert and all(not s.buf and s.line_unknown is None and not s.quoted for s in states):
-            # no key, expansion or unfinished line for a setting or the history to change
-            editor = LineEditor()
-            editor.feed(text)
-            return [editor.result()] * len(states)
-    out: list[Reduced] = []
-    for state in states:
-        editor = state.clone()
-        editor.start()
-        if text is not None:
-            editor.feed(text)
-        elif not replay(editor, action):
-            return None
-        out.append(editor.result())
-    return out
-
-
-def typed_text(action: Action, history: Sequence[Action] = ()) -> TypedText | None:
+def typed_text(action: Action, history: Sequence[Action] | Trajectory = ()) -> TypedText | None:
     """What a terminal action runs, as bash reads it; ``None`` for other actions.
 
-    ``history``: the earlier actions of the trajectory (what ``!!``, ``Up``, ``fc -s``
-    recall, and the unfinished line the action continues). Keystrokes are replayed with
-    readline's bindings (:mod:`.keystrokes.reader`); plain command text is also judged as it
-    is, so its ``variants`` hold the text itself first.
+    ``history``: the earlier actions of the trajectory, or the trajectory (what ``!!``,
+    ``Up``, ``fc -s`` recall, and the unfinished line the action continues). Keystrokes are
+    replayed with readline's bindings (:mod:`.keystrokes.reader`); plain command text is
+    also judged as it is, so its ``variants`` hold the text itself first.
     """
     reduced = _replays(action, history)
     if reduced is None:
@@ -374,7 +268,7 @@ class RiskRouter:
         if trajectory.domain in self.read_only_domains:
             return Route(read_only=True, reason=f"{trajectory.domain.value} actions only query")
         if trajectory.domain in (Domain.TERMINAL, Domain.SWE) or not isinstance(action, str):
-            typed = typed_text(action, [t.action for t in trajectory.turns])
+            typed = typed_text(action, trajectory)
             if typed is None or typed.edited_keys or _has_control_keys(action):
                 return Route(
                     read_only=False,
