@@ -10,8 +10,7 @@ code outside this package calls members and never probes for them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal, cast, overload
+from typing import cast
 
 from aw_lookahead.errors import ConfigError, WorldModelError
 from aw_lookahead.prompts.render import PromptSet
@@ -98,32 +97,3 @@ class ProtocolWorldModel(BaseWorldModel):
 
     async def predict_step(self, step: Step) -> list[Prediction | WorldModelError]:
         return await self.inner.predict_many(step.trajectory, step.actions, return_exceptions=True)
-
-    @overload
-    async def predict_many(
-        self,
-        trajectory: Trajectory,
-        actions: Sequence[Action],
-        *,
-        return_exceptions: Literal[False] = ...,
-    ) -> list[Prediction]: ...
-
-    @overload
-    async def predict_many(
-        self,
-        trajectory: Trajectory,
-        actions: Sequence[Action],
-        *,
-        return_exceptions: Literal[True],
-    ) -> list[Prediction | WorldModelError]: ...
-
-    async def predict_many(
-        self,
-        trajectory: Trajectory,
-        actions: Sequence[Action],
-        *,
-        return_exceptions: bool = False,
-    ) -> list[Prediction] | list[Prediction | WorldModelError]:
-        if return_exceptions:
-            return await self.inner.predict_many(trajectory, actions, return_exceptions=True)
-        return await self.inner.predict_many(trajectory, actions)
