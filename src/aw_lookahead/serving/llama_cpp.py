@@ -31,6 +31,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final, TypedDict, Unpack
 
 from aw_lookahead.errors import ConfigError
 
@@ -39,8 +40,10 @@ from ._process import ServerProcess
 
 __all__ = [
     "LLAMA_CPP_RELEASE",
+    "LLAMA_FLAGS",
     "LLAMA_SERVER_ENV",
     "GgufPlan",
+    "LlamaFlags",
     "LlamaServer",
     "find_llama_server",
     "llama_server_argv",
@@ -62,6 +65,30 @@ that sleep while they wait. Spinning ones (OpenMP's default) made a 16-token rep
 DEFAULT_CTX_SIZE = 4096
 DEFAULT_PARALLEL = 4
 DEFAULT_CACHE_RAM_MIB = 256
+
+
+class LlamaFlags(TypedDict, total=False):
+    """The server flags :func:`llama_server_argv` and :class:`LlamaServer` both take (one
+    definition, so the two cannot drift); the defaults are :data:`LLAMA_FLAGS`."""
+
+    ctx_size: int
+    threads: int | None
+    parallel: int
+    cache_ram_mib: int
+    chat_template_file: str | os.PathLike[str] | None
+    thinking: bool | None
+    extra_args: Sequence[str]
+
+
+LLAMA_FLAGS: Final[LlamaFlags] = {
+    "ctx_size": DEFAULT_CTX_SIZE,
+    "threads": None,
+    "parallel": DEFAULT_PARALLEL,
+    "cache_ram_mib": DEFAULT_CACHE_RAM_MIB,
+    "chat_template_file": None,
+    "thinking": None,
+    "extra_args": (),
+}
 
 
 def find_llama_server() -> Path:
@@ -95,21 +122,20 @@ def llama_server_argv(
     port: int,
     served_name: str,
     host: str = DEFAULT_HOST,
-    ctx_size: int = DEFAULT_CTX_SIZE,
-    threads: int | None = None,
-    parallel: int = DEFAULT_PARALLEL,
-    cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB,
-    chat_template_file: str | os.PathLike[str] | None = None,
-    thinking: bool | None = None,
     binary: str | os.PathLike[str] = "llama-server",
-    extra_args: Sequence[str] = (),
+    **flags: Unpack[LlamaFlags],
 ) -> list[str]:
     """The ``llama-server`` command line; values are checked here, not at start.
 
-    ``thinking`` sets the chat template's ``enable_thinking`` server default
-    (``--chat-template-kwargs``); a request's own ``chat_template_kwargs`` win.
-    ``extra_args`` are appended verbatim, so they can override earlier flags.
+    ``flags`` are :class:`LlamaFlags` over :data:`LLAMA_FLAGS`. ``thinking`` sets the chat
+    template's ``enable_thinking`` server default (``--chat-template-kwargs``); a request's
+    own ``chat_template_kwargs`` win. ``extra_args`` are appended verbatim, so they can
+    override earlier flags.
     """
+    f: LlamaFlags = {**LLAMA_FLAGS, **flags}
+    ctx_size, threads, parallel, cache_ram_mib = (
+        f["ctx_size"], f["threads"], f["parallel"], f["cache_ram_mib"]
+    )  # fmt: skip
     if not 0 < port < 65536:
         raise ConfigError(f"port must be in 1..65535, got {port}")
     if ctx_size < 256:
@@ -126,11 +152,11 @@ def llama_server_argv(
     if threads is not None:
         argv += ["--threads", str(threads)]
     argv += ["--cache-ram", str(cache_ram_mib), "--no-webui", "--jinja"]
-    if chat_template_file is not None:
-        argv += ["--chat-template-file", os.fspath(chat_template_file)]
-    if thinking is not None:
+    if (template := f["chat_template_file"]) is not None:
+        argv += ["--chat-template-file", os.fspath(template)]
+    if (thinking := f["thinking"]) is not None:
         argv += ["--chat-template-kwargs", f'{{"enable_thinking": {str(thinking).lower()}}}']
-    return argv + list(extra_args)
+    return argv + list(f["extra_args"])
 
 
 class LlamaServer(ServerProcess):
@@ -150,16 +176,10 @@ class LlamaServer(ServerProcess):
         host: str = DEFAULT_HOST,
         port: int | None = None,
         api_key: str | None = None,
-        ctx_size: int = DEFAULT_CTX_SIZE,
-        threads: int | None = None,
-        parallel: int = DEFAULT_PARALLEL,
-        cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB,
-        chat_template_file: str | os.PathLike[str] | None = None,
-        thinking: bool | None = None,
         binary: str | os.PathLike[str] | None = None,
-        extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         log_path: str | os.PathLike[str] | None = None,
+        **flags: Unpack[LlamaFlags],
     ) -> None:
         path = Path(gguf)
         name = served_name or path.stem
@@ -169,14 +189,8 @@ class LlamaServer(ServerProcess):
             port=port,
             served_name=name,
             host=host,
-            ctx_size=ctx_size,
-            threads=threads,
-            parallel=parallel,
-            cache_ram_mib=cache_ram_mib,
-            chat_template_file=chat_template_file,
-            thinking=thinking,
             binary=binary if binary is not None else find_llama_server(),
-            extra_args=extra_args,
+            **flags,
         )
         server_env = {**os.environ, **LLAMA_SERVER_DEFAULT_ENV, **(env or {})}
         server_env.pop("LLAMA_API_KEY", None)
@@ -208,7 +222,7 @@ class GgufPlan:
     host: str
     port: int
     api_key: str | None
-    options: dict[str, object] = field(repr=False)
+    options: LlamaFlags = field(repr=False)
     binary: str = "llama-server"
     runtime: str = "llama.cpp"
 
@@ -229,7 +243,7 @@ class GgufPlan:
             served_name=self.served_name,
             host=self.host,
             binary=self.binary,
-            **self.options,  # type: ignore[arg-type]
+            **self.options,
         )
 
     @property
@@ -270,7 +284,7 @@ class GgufPlan:
             api_key=self.api_key,
             binary=self.binary,
             log_path=log_path,
-            **self.options,  # type: ignore[arg-type]
+            **self.options,
         )
 
 
@@ -306,7 +320,7 @@ def plan_gguf(
             binary = find_llama_server()
         except ConfigError:
             binary = "llama-server"
-    options: dict[str, object] = {
+    options: LlamaFlags = {
         "ctx_size": ctx_size if ctx_size is not None else DEFAULT_CTX_SIZE,
         "threads": threads,
         "parallel": parallel if parallel is not None else DEFAULT_PARALLEL,
