@@ -39,6 +39,7 @@ class Look:
     created: list[Path] = field(default_factory=list)
     missing: Fact | None = None
     complete: bool = True
+    found: dict[str, str | None] = field(default_factory=dict)  # programs on PATH, as seen
 
     def run(self, plan: Plan) -> Observation:
         start = time.perf_counter()
@@ -103,8 +104,13 @@ class Look:
         else:
             self._make(need)
 
+    def _which(self, name: str) -> str | None:
+        if name not in self.found:
+            self.found[name] = which(name, self.search_path)
+        return self.found[name]
+
     def _program(self, need: Need) -> None:
-        found = which(need.subject, self.search_path)
+        found = self._which(need.subject)
         here = (
             [e.rstrip("/") for e in self.tree.listing(self.cwd) or []]
             if "." in need.subject
@@ -134,7 +140,7 @@ class Look:
             self.facts.append(fact)
 
     def _option(self, need: Need) -> None:
-        found = which(need.program, self.search_path) if "/" not in need.program else None
+        found = self._which(need.program) if "/" not in need.program else None
         similar = files.unknown_long_option(found, need.subject) if found is not None else None
         if similar is not None:
             detail = f"GNU {need.program} answers: unrecognized option '--{need.subject}'"
