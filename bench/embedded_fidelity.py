@@ -193,11 +193,14 @@ def long_history(
 async def history_latency(
     wm: OpenAIWorldModel, samples: Sequence[TurnSample], target_tokens: int
 ) -> dict[str, Any]:
-    """Median latency of 3 cold histories of about ``target_tokens`` prompt tokens.
+    """Median latency of 3 cold histories of about ``target_tokens`` prompt tokens, and of
+    the agent's next step on each (``loop_latency_s``).
 
     The length is calibrated on one history, then three others (different
     from their first turn, so nothing is served from the prefix cache) are
-    timed.
+    timed: first without their newest turn's observation (cold), then whole,
+    with the next action, as an agent's loop sends it right after (its prefix
+    is the cold check's, which the server may have cached).
     """
     chars = target_tokens * 3
     for _ in range(4):
@@ -207,17 +210,24 @@ async def history_latency(
         if tokens == 0 or abs(tokens - target_tokens) <= target_tokens * 0.1:
             break
         chars = int(chars * target_tokens / tokens)
-    times, sizes = [], []
+    times, sizes, loop_times, cached = [], [], [], []
     for offset in (1, 2, 3):
         traj, action = long_history(samples, chars, offset)
+        *before, newest = traj.turns
         t0 = time.perf_counter()
-        pred = await wm.predict(traj, action)
+        pred = await wm.predict(traj.model_copy(update={"turns": before}), newest.action)
         times.append(time.perf_counter() - t0)
         sizes.append(pred.usage.prompt_tokens)
+        t0 = time.perf_counter()
+        pred = await wm.predict(traj, action)
+        loop_times.append(time.perf_counter() - t0)
+        cached.append(pred.usage.cached_tokens or 0)
     return {
         "prompt_tokens": int(statistics.median(sizes)),
         "history_turns": len(traj.turns),
         "median_latency_s": round(statistics.median(times), 3),
+        "loop_latency_s": round(statistics.median(loop_times), 3),
+        "loop_cached_tokens": int(statistics.median(cached)),
     }
 
 

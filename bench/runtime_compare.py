@@ -27,7 +27,9 @@ Per runtime (the functions of ``embedded_fidelity.py``, ``heldout_gate.py`` and
   preparation, the merge or the GGUF export, is timed apart in ``prepare_s``);
 * ``check_1500_s``: median latency of 3 cold terminal histories of about
   ``--history-tokens`` (1,500) prompt tokens, each different from its first
-  turn (no prefix cache); ``sample_median_s``: median per held-out sample;
+  turn (no prefix cache); ``loop_check_1500_s``: the agent's next step on each
+  right after (one turn longer, its prefix cached: ``loop_cached_tokens``);
+  ``sample_median_s``: median per held-out sample;
 * ``pss_mib`` / ``idle_pss_mib``: proportional set size of the server's whole
   process group right after the requests and after 15 s idle;
 * fidelity on the test families (``--terminal DIR``'s ``test.jsonl``, first
@@ -142,6 +144,8 @@ def measure(runtime: str, args: argparse.Namespace, samples: dict[str, Any]) -> 
         "ready_s": round(ready, 1),
         "check_1500_s": history.get("median_latency_s"),
         "history_prompt_tokens": history.get("prompt_tokens"),
+        "loop_check_1500_s": history.get("loop_latency_s"),
+        "loop_cached_tokens": history.get("loop_cached_tokens"),
         "sample_median_s": scores["median_latency_s"],
         "pss_mib": pss,
         "idle_pss_mib": idle_pss,

@@ -65,12 +65,13 @@ import random
 from trap_tasks import BASES, LABELS, Task, select_tasks
 
 from aw_lookahead.endpoint import ENV_BASE_URL, ENV_MODEL
+from aw_lookahead.errors import ServerError
 from aw_lookahead.lookahead import Lookahead
 from aw_lookahead.lookahead.environment import LocalEnvironment, Observation
 from aw_lookahead.lookahead.routing import is_read_only_command
 from aw_lookahead.lookahead.types import veto_basis
 from aw_lookahead.sandbox import TerminalSandbox, observation
-from aw_lookahead.serving.metrics import fetch_metrics
+from aw_lookahead.serving.metrics import ServingMetrics, fetch_metrics
 from aw_lookahead.trajectory import Action, Domain, Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel
 
@@ -199,6 +200,14 @@ def _shares(tally: dict[str, int], ok: list[bool]) -> dict[str, object]:
     }
 
 
+async def _metrics(base_url: str, model: str) -> ServingMetrics | None:
+    """vLLM's counters; None where the server keeps none under vLLM's names (llama.cpp)."""
+    try:
+        return await fetch_metrics(base_url, model=model)
+    except ServerError:
+        return None
+
+
 async def _main(args: argparse.Namespace) -> dict[str, object]:
     wm = OpenAIWorldModel(
         args.model, base_url=args.base_url, max_tokens=args.max_tokens, timeout=300.0
@@ -207,7 +216,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
     raw: dict[str, object] | None = None
     async with wm:
         await wm.resolve_model()
-        before = await fetch_metrics(args.base_url, model=wm.model)
+        before = await _metrics(args.base_url, wm.model)
         env = TaskSandbox() if args.environment == "sandbox" else None
         lk = Lookahead(wm, deadline_s=600.0, environment=env)
         with_tally = _tally()
@@ -216,7 +225,8 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         with_ok = [
             await _run_task(t, rng, lk, with_tally, args.survey, env, good_vetoes) for t in tasks
         ]
-        served = (await fetch_metrics(args.base_url, model=wm.model)).since(before)
+        after = await _metrics(args.base_url, wm.model)
+        hit_rate = after.since(before).prefix_cache_hit_rate if after and before else None
         if args.raw:
             raw_tally = _tally()
             rng = random.Random(args.seed)
@@ -239,7 +249,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "threshold": lk.veto_threshold.summary(),
         **_shares(with_tally, with_ok),
         "success_without_lookahead": round(base_ok / (len(tasks) * args.baseline_runs), 3),
-        "prefix_cache_hit_rate": served.prefix_cache_hit_rate,
+        "prefix_cache_hit_rate": hit_rate,
         "with_lookahead_tally": with_tally,
         "good_vetoes": good_vetoes,
         "baseline_tally": base_tally,

