@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from aw_lookahead.embedded.bases import fetch_registry_base
+from aw_lookahead.embedded.bases import REGISTRY_BASES, fetch_registry_base
 from aw_lookahead.embedded.gguf_export import write_gguf
 from aw_lookahead.embedded.lora import merge_adapter
 from aw_lookahead.embedded.prepare import dequantize_gguf
@@ -54,10 +54,11 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--export-only", action="store_true", help="skip training (step 3)")
     args = p.parse_args()
-    gguf = fetch_registry_base(args.base, progress=print)
+    spec = REGISTRY_BASES[args.base]
+    gguf = fetch_registry_base(spec, progress=print)
     hf, run, merged = args.out / "hf", args.out / "run", args.out / "merged"
     if not (hf / "config.json").is_file():
-        dequantize_gguf(gguf, hf)
+        dequantize_gguf(gguf, hf, chat_template=spec.chat_template)
     if not args.export_only:
         argv = [sys.executable, "-m", "aw_lookahead", "train", "--model", str(hf),
                 "--data", str(args.data / "train.jsonl"), "--out", str(run),
@@ -76,7 +77,13 @@ def main() -> int:
     adapter = _adapter(run)
     shutil.rmtree(merged, ignore_errors=True)
     merge_adapter(hf, adapter, merged)
-    out = write_gguf(merged, gguf, args.out / f"{args.base}-aw.q8_0.gguf", stamp=str(adapter))
+    out = write_gguf(
+        merged,
+        gguf,
+        args.out / f"{args.base}-aw.q8_0.gguf",
+        stamp=str(adapter),
+        chat_template=spec.chat_template,
+    )
     print(f"adapter {adapter} merged: {out}")
     return 0
 

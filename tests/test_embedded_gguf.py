@@ -67,19 +67,23 @@ print(json.dumps({{"names": sorted(ours), "template": sorted(t.name for t in tem
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """The shipped adapter's merged model exported twice (q8_0 and f16), then again."""
+    """The shipped adapter's merged model exported twice (q8_0 and f16), then again;
+    and once more by ``write_gguf`` with a chat template of its own."""
     out = tmp_path_factory.mktemp("gguf")
     code = f"""
 import json, os, time
 from pathlib import Path
 from typing import Any
-from aw_lookahead.embedded import embedded_model_dir, export_embedded_gguf
+from aw_lookahead.embedded import embedded_gguf_path, embedded_model_dir, export_embedded_gguf
+from aw_lookahead.embedded.gguf_export import write_gguf
 out = Path({str(out)!r})
 first = {{t: export_embedded_gguf(out / f"m.{{t}}.gguf", gguf_type=t) for t in ("q8_0", "f16")}}
+turns = write_gguf(embedded_model_dir(), embedded_gguf_path(), out / "turns.gguf",
+                   gguf_type="f16", chat_template="{{{{ messages[0]['content'] }}}}")
 mtime = first["q8_0"].stat().st_mtime_ns
 start = time.monotonic()
 again = export_embedded_gguf(out / "m.q8_0.gguf")
-print(json.dumps({{"files": {{t: str(p) for t, p in first.items()}},
+print(json.dumps({{"files": {{t: str(p) for t, p in first.items()}}, "turns": str(turns),
                   "merged": str(embedded_model_dir()),
                   "rewritten": again.stat().st_mtime_ns != mtime,
                   "again_s": time.monotonic() - start,
@@ -120,6 +124,20 @@ def test_export_keeps_the_base_metadata_and_quantizes_matrices(
         assert {t.tensor_type.name for t in reader.tensors if len(t.shape) == 1} == {"F32"}
     assert exported["rewritten"] is False
     assert exported["leftovers"] == []
+
+
+def test_write_gguf_gives_the_file_the_chat_template_it_is_passed(
+    exported: dict[str, object], smollm2_gguf: Path
+) -> None:
+    import gguf
+
+    reader = gguf.GGUFReader(str(exported["turns"]))
+    template = gguf.GGUFReader(smollm2_gguf)
+    assert reader.fields["tokenizer.chat_template"].contents() == "{{ messages[0]['content'] }}"
+    assert template.fields["tokenizer.chat_template"].contents() != "{{ messages[0]['content'] }}"
+    for key in _COPIED:
+        if key != "tokenizer.chat_template":
+            assert reader.fields[key].contents() == template.fields[key].contents(), key
 
 
 def test_export_refuses_an_unknown_type(tmp_path: Path) -> None:

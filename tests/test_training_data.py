@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,30 @@ def test_all_mode_labels_kept_turns_and_keeps_masked_ones_in_context(tokenizer: 
     labelled = tokenizer.decode([x for x in enc.labels if x != IGNORE_INDEX])
     assert "hi there" not in labelled
     assert sum(x != IGNORE_INDEX for x in enc.labels) == sum(e - s for s, e in runs)
+
+
+def test_gemma_turns_give_a_base_without_a_template_trainable_labels(tokenizer: Any) -> None:
+    """A registry base with no chat template of its own (Gemma 3 270M) is trained with
+    ``GEMMA_TURNS``: it must render prefix by prefix (else no label span can be found),
+    fold the system prompt into the first user turn, and label each answer through
+    ``<end_of_turn>``, the token llama.cpp stops at."""
+    from aw_lookahead.embedded.bases import GEMMA_TURNS, REGISTRY_BASES
+
+    assert REGISTRY_BASES["gemma-3-270m"].chat_template == GEMMA_TURNS
+    gemma = copy.deepcopy(tokenizer)
+    gemma.chat_template = GEMMA_TURNS
+    traj = _traj()
+    (sample,) = build_samples([("t1", traj)], targets="all", config=KEEP_ALL)
+    enc = encode_sample(gemma, sample, 4096)
+    assert enc is not None
+    text = gemma.decode(enc.input_ids)
+    system = sample.messages[0]["content"]
+    assert text.startswith(f"{gemma.bos_token}<start_of_turn>user\n{system}\n\n")
+    assert text.count(system) == 1
+    labelled = [gemma.decode(enc.input_ids[start:end]) for start, end in _runs(enc.labels)]
+    assert labelled == [
+        render_observation(turn.observation) + "<end_of_turn>" for turn in traj.turns
+    ]
 
 
 def test_one_mode_picks_one_kept_turn_per_trajectory_deterministically() -> None:

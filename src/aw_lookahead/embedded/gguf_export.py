@@ -121,14 +121,16 @@ def write_gguf(
     *,
     gguf_type: GgufType = "q8_0",
     stamp: str = "",
+    chat_template: str | None = None,
 ) -> Path:
     """Write a Hugging Face folder's weights as GGUF with ``template``'s metadata, atomically.
 
     ``template`` is a GGUF file of the same architecture and shapes (the file
     the folder was dequantized from): its tokenizer, chat template and settings
-    are copied, its tensors replaced. A ``llama`` or ``qwen2`` base merged with
-    a LoRA adapter (:func:`.lora.merge_adapter`) is served this way on llama.cpp.
-    ``stamp`` is recorded under ``aw_lookahead.adapter_sha256``.
+    are copied, its tensors replaced. A ``llama``, ``qwen2`` or ``gemma3`` base
+    merged with a LoRA adapter (:func:`.lora.merge_adapter`) is served this way
+    on llama.cpp. ``stamp`` is recorded under ``aw_lookahead.adapter_sha256``;
+    ``chat_template`` replaces the template's (or gives a base without one its own).
     """
     if gguf_type not in GGUF_TYPES:
         raise ConfigError(f"gguf_type must be one of {', '.join(GGUF_TYPES)}, got {gguf_type!r}")
@@ -136,7 +138,7 @@ def write_gguf(
     handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     os.close(handle)
     try:
-        _write(Path(folder), Path(template), Path(tmp), gguf_type, stamp)
+        _write(Path(folder), Path(template), Path(tmp), gguf_type, stamp, chat_template)
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     finally:
@@ -160,8 +162,10 @@ def merged_tensors(folder: Path, template: Any) -> dict[str, Any]:
     """The Hugging Face folder's weights as float32 arrays under the template's GGUF names.
 
     The template's architecture names the map (``llama``, ``qwen2``, ...); only
-    ``llama`` permutes its query and key projections. An output head the
-    template leaves out because it is tied to the embedding is dropped.
+    ``llama`` permutes its query and key projections, and Gemma's files hold
+    each norm's weight plus one (as llama.cpp's converter writes them and
+    transformers' loader undoes). An output head the template leaves out
+    because it is tied to the embedding is dropped.
     """
     gguf = require("vllm-cpu", "gguf")
     torch = require("vllm-cpu", "torch")
@@ -196,6 +200,8 @@ def merged_tensors(folder: Path, template: Any) -> dict[str, Any]:
                     array = _permute(array, heads)
                 elif arch == "llama" and name.endswith("attn_k.weight"):
                     array = _permute(array, kv_heads)
+                elif arch.startswith("gemma") and key.endswith("norm.weight"):
+                    array = array + 1
                 out[name] = array
     return out
 
@@ -207,7 +213,14 @@ def _architecture(template: Any) -> str:
     return str(field.contents())
 
 
-def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, stamp: str) -> None:
+def _write(
+    folder: Path,
+    template_path: Path,
+    out: Path,
+    gguf_type: GgufType,
+    stamp: str,
+    chat_template: str | None,
+) -> None:
     gguf = require("vllm-cpu", "gguf")
     np = require("vllm-cpu", "numpy")
     template = gguf.GGUFReader(template_path)
@@ -220,6 +233,8 @@ def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, st
     }
     writer = gguf.GGUFWriter(out, arch=_architecture(template))
     skip = {gguf.Keys.General.ARCHITECTURE, gguf.Keys.General.FILE_TYPE, _SHA_KEY}
+    if chat_template is not None:
+        skip.add(gguf.Keys.Tokenizer.CHAT_TEMPLATE)
     for field in template.fields.values():
         if field.name in skip or field.name.startswith("GGUF."):
             continue
@@ -228,6 +243,8 @@ def _write(folder: Path, template_path: Path, out: Path, gguf_type: GgufType, st
         writer.add_key_value(field.name, field.contents(), kind, sub_type=sub)
     writer.add_file_type(file_type[gguf_type])
     writer.add_string(_SHA_KEY, stamp)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
     for info in template.tensors:
         array = tensors.pop(info.name, None)
         shape = tuple(int(n) for n in reversed(info.shape))

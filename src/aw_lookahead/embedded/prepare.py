@@ -244,12 +244,13 @@ def prepare_embedded_model(
     )
 
 
-def dequantize_gguf(gguf: Path, out: Path) -> None:
+def dequantize_gguf(gguf: Path, out: Path, *, chat_template: str | None = None) -> None:
     """Dequantize ``gguf`` into a bf16 safetensors folder with its tokenizer at ``out``.
 
     transformers refuses to ``save_pretrained`` a GGUF-quantized model, so the
     model is rebuilt from its config without ``quantization_config`` and given
-    the dequantized state dict.
+    the dequantized state dict. ``chat_template`` is given to a base whose
+    file has none (every folder written here has one).
     """
     torch = require("vllm-cpu", "torch")
     transformers = require("vllm-cpu", "transformers")
@@ -265,6 +266,8 @@ def dequantize_gguf(gguf: Path, out: Path) -> None:
     folder, name = str(gguf.parent), gguf.name
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=name)
+        if chat_template is not None:
+            tokenizer.chat_template = chat_template
         quantized = transformers.AutoModelForCausalLM.from_pretrained(
             folder, gguf_file=name, dtype=torch.float32
         )
