@@ -109,6 +109,20 @@ def test_placeholders_are_stable_within_a_redactor_and_keyed() -> None:
     assert r.record({"password": PASSWORD}) == {"password": flag}
 
 
+def test_a_secret_flag_takes_its_value_from_its_own_line_only() -> None:
+    """A shell command ends at a newline, so ``--auth-token`` at a line's end has no value
+    there: the next line's words are not taken for it, and a password the next line
+    names is still found (it leaked when the flag's value was that line's first word).
+    A backslash continuation still carries the value."""
+    r = Redactor()
+    out = r.text(f"see `--auth-token\nपासवर्ड: {PASSWORD}\n")
+    assert PASSWORD not in out
+    assert "पासवर्ड: [REDACTED_" in out
+    assert "--auth-token\n" in out
+    assert PASSWORD not in r.text(f"cli --auth-token \\\n  {PASSWORD} --verbose")
+    assert PASSWORD not in r.text(f"cli --password\t{PASSWORD}")
+
+
 def test_messages_keep_a_shared_history_byte_identical() -> None:
     r = Redactor()
     history = [

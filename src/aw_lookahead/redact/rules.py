@@ -250,7 +250,7 @@ def builtin_rules() -> list[RedactionRule]:
             r(
                 r"--(?<![\w-]--)(?i:(?:[a-z0-9]++-){0,4}"
                 r"(?:password|passwd|passphrase|secret|token|api-?key|cookie))"
-                r"(?:=|\s++)" + _VALUE
+                r"(?:=|(?:[ \t]|\\\r?\n)++)" + _VALUE
             ),
             label="secret",
             hints=("pass", "secret", "token", "api-key", "apikey", "cookie"),
