@@ -51,7 +51,7 @@ def _adapter(run: Path) -> Path:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--base", required=True, help="a registry base name")
+    p.add_argument("--base", required=True, choices=sorted(REGISTRY_BASES), help="a registry base")
     p.add_argument(
         "--data",
         type=Path,
