@@ -8,6 +8,7 @@ token for token with ``serve --gguf --dry-run``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -27,11 +28,14 @@ import httpx
 import pytest
 from openai import AsyncOpenAI
 
+from aw_lookahead import endpoint
 from aw_lookahead.cli import main
+from aw_lookahead.endpoint import OpenAIProvider
 from aw_lookahead.errors import (
     ConfigError,
     ContextTooLongError,
     ReplyParseError,
+    ServerError,
     ServerStartError,
 )
 from aw_lookahead.lookahead import Lookahead
@@ -320,6 +324,80 @@ async def test_thinking_off_reaches_the_chat_template(thinking_server: LlamaServ
         await http.aclose()
         rendered[thinking] = prompt_tokens[-1]
     assert rendered[False] > rendered[True] == rendered[None]
+
+
+@pytest.fixture(scope="module")
+def small_context_server(
+    smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LlamaServer]:
+    """Three slots sharing 768 tokens: one ~550-token request fits, two at once do not."""
+    from aw_lookahead.serving import ready_timeout
+
+    try:
+        find_llama_server()
+    except ConfigError as exc:
+        pytest.skip(str(exc))
+    folder = tmp_path_factory.mktemp("small-context")
+    server = LlamaServer(
+        smollm2_gguf, served_name="small-context", parallel=3, ctx_size=768,
+        log_path=folder / "server.log",
+    )  # fmt: skip
+    server.start()
+    try:
+        server.wait_ready(timeout=ready_timeout(900))
+        yield server
+    finally:
+        server.stop()
+
+
+async def _three_at_once(server: LlamaServer) -> list[Any]:
+    provider = OpenAIProvider(server.base_url, "EMPTY")
+
+    def words() -> list[dict[str, str]]:
+        nonce = uuid.uuid4().hex
+        return [
+            {"role": "user", "content": f"Task {nonce}: " + " ".join(f"w{j}" for j in range(150))}
+        ]
+
+    try:
+        return await asyncio.gather(
+            *(
+                provider.chat(words(), model=server.model, timeout_s=600, max_tokens=32)
+                for _ in range(3)
+            ),
+            return_exceptions=True,
+        )
+    finally:
+        await provider.aclose()
+
+
+def _refusals(server: LlamaServer) -> int:
+    assert server.log_path is not None
+    return server.log_path.read_text(errors="replace").count("Context size has been exceeded")
+
+
+@pytest.mark.integration
+async def test_requests_that_outgrow_the_shared_context_together_run_again_in_turn(
+    small_context_server: LlamaServer,
+) -> None:
+    """llama-server refuses every request in flight when together they overflow the context
+    its slots share; each fits alone, so the client sends them again one at a time."""
+    before = _refusals(small_context_server)
+    replies = await _three_at_once(small_context_server)
+    assert [type(r).__name__ for r in replies] == ["ChatCompletion"] * 3
+    assert all(r.usage.prompt_tokens > 768 // 2 for r in replies)
+    assert _refusals(small_context_server) > before  # they did collide
+
+
+@pytest.mark.integration
+async def test_a_shared_context_that_stays_full_says_what_to_change(
+    small_context_server: LlamaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(endpoint, "SHARED_CONTEXT_RETRIES", 0)
+    replies = await _three_at_once(small_context_server)
+    refused = [r for r in replies if isinstance(r, ServerError)]
+    assert refused, replies
+    assert all("--ctx-size" in str(r) and "--concurrency 1" in str(r) for r in refused)
 
 
 def test_the_server_stays_small(llama_server: LlamaServer) -> None:

@@ -25,7 +25,13 @@ from aw_lookahead.errors import (
     WorldModelTimeoutError,
 )
 
-__all__ = ["MAX_REPLY_BYTES", "context_too_long", "is_context_error", "map_error"]
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "context_too_long",
+    "is_context_error",
+    "is_shared_context_full",
+    "map_error",
+]
 
 MAX_REPLY_BYTES = 16 * 2**20
 """The largest HTTP reply body read from a model server; a larger one is a ``ServerError``.
@@ -96,6 +102,18 @@ def is_context_error(exc: openai.BadRequestError) -> bool:
     )
 
 
+def is_shared_context_full(exc: Exception) -> bool:
+    """True when llama.cpp refused because the requests in flight together outgrew its context.
+
+    Its slots share one KV buffer (``--kv-unified``): when unrelated prompts running at
+    once overflow it, llama-server answers 500 "Context size has been exceeded." to every
+    request in flight and clears them; each would have fit alone, so a retry can succeed.
+    """
+    return isinstance(exc, openai.InternalServerError) and (
+        "context size has been exceeded" in str(exc).lower()
+    )
+
+
 def context_too_long(exc: openai.BadRequestError) -> ContextTooLongError:
     """The :class:`ContextTooLongError` for a server's refusal, with the sizes it names."""
     limit = _CONTEXT_RE.search(str(exc))
@@ -118,6 +136,7 @@ def map_error(
     ``APITimeoutError``                ``WorldModelTimeoutError`` (``timeout``)
     ``APIConnectionError``             ``ServerUnreachableError`` (with the cause)
     400 saying the prompt is too long  ``ContextTooLongError`` (sizes it names)
+    llama.cpp's shared context full    ``ServerError`` saying what to change
     404 naming ``model`` (when given)  ``ModelNotServedError`` (served list empty)
     any other HTTP status              ``ServerError`` with the status
     ``ValueError`` (reply not JSON)    ``ServerError``: not an API root
@@ -145,6 +164,15 @@ def map_error(
         return context_too_long(exc)
     if model is not None and isinstance(exc, openai.NotFoundError) and "model" in str(exc).lower():
         return ModelNotServedError(model, [], base_url)
+    if is_shared_context_full(exc):
+        return ServerError(
+            base_url,
+            500,
+            "the requests in flight together outgrew the context its slots share "
+            "(llama.cpp's --kv-unified), and sending this one again in turn met the same; "
+            "serve with a larger --ctx-size, or send fewer requests at once "
+            "(e.g. --concurrency 1)",
+        )
     if isinstance(exc, openai.APIStatusError):
         return ServerError(base_url, exc.status_code, exc.message)
     if isinstance(exc, ValueError):

@@ -34,11 +34,12 @@ loops, and the package's background loop (sync wrappers) alike. An injected
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import ssl
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
@@ -53,6 +54,7 @@ from aw_lookahead._endpoint_errors import (
     _cap_reply,
     context_too_long,
     is_context_error,
+    is_shared_context_full,
     map_error,
 )
 from aw_lookahead.errors import ModelNotServedError, WorldModelError
@@ -89,6 +91,10 @@ ENV_MODEL = f"{ENV_PREFIX}_MODEL"
 JUDGE_ENV_PREFIX = f"{ENV_PREFIX}_JUDGE"
 JUDGE_ENV_BASE_URL = f"{JUDGE_ENV_PREFIX}_BASE_URL"
 JUDGE_ENV_MODEL = f"{JUDGE_ENV_PREFIX}_MODEL"
+
+SHARED_CONTEXT_RETRIES = 4
+"""How many times :meth:`OpenAIProvider.chat` sends a request again, one at a time, after
+llama.cpp refused it because the requests in flight together outgrew its shared context."""
 
 # provider id -> the client of the call in progress in this context (tasks inherit it).
 _CONNECTED: ContextVar[dict[int, AsyncOpenAI] | None] = ContextVar("aw_connected", default=None)
@@ -171,6 +177,9 @@ class OpenAIProvider:
     max_retries: int = 0
     model: str | None = None
     _shared: AsyncOpenAI | None = field(default=None, repr=False)
+    _one_at_a_time: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = field(
+        default=None, repr=False
+    )
 
     @property
     def owns_client(self) -> bool:
@@ -286,26 +295,40 @@ class OpenAIProvider:
         ``client`` defaults to :attr:`client`; ``kwargs`` go to
         ``chat.completions.create`` as they are (sampling, ``extra_body``,
         ``response_format``). Every failure is a ``WorldModelError`` raised
-        ``from`` the library's exception.
+        ``from`` the library's exception. A request llama.cpp refused because the
+        requests in flight together outgrew the context its slots share is sent again,
+        up to :data:`SHARED_CONTEXT_RETRIES` times, one retry at a time per provider, so
+        requests that collided run in turn rather than failing together.
         """
         create: Any = (client or self.client).chat.completions.create  # kwargs are open-ended
-        try:
-            completion: ChatCompletion = await create(
-                model=model,
-                messages=await redact_messages_off_loop(messages),
-                timeout=request_timeout(timeout_s),
-                **kwargs,
-            )
-            return completion
-        except (openai.OpenAIError, ValueError) as exc:
-            error = map_error(exc, base_url=self.base_url, timeout=timeout_s, model=model)
-            if isinstance(error, ModelNotServedError):
-                try:
-                    served = [m.id for m in await self.list_models(timeout_s, client=client)]
-                except WorldModelError:
-                    served = []
-                error = ModelNotServedError(model, served, self.base_url)
-            raise error from exc
+        redacted = await redact_messages_off_loop(messages)
+        for attempt in range(SHARED_CONTEXT_RETRIES + 1):
+            in_turn = self._retry_lock() if attempt else nullcontext()
+            try:
+                async with in_turn:
+                    completion: ChatCompletion = await create(
+                        model=model, messages=redacted, timeout=request_timeout(timeout_s), **kwargs
+                    )
+                return completion
+            except (openai.OpenAIError, ValueError) as exc:
+                if is_shared_context_full(exc) and attempt < SHARED_CONTEXT_RETRIES:
+                    continue
+                error = map_error(exc, base_url=self.base_url, timeout=timeout_s, model=model)
+                if isinstance(error, ModelNotServedError):
+                    try:
+                        served = [m.id for m in await self.list_models(timeout_s, client=client)]
+                    except WorldModelError:
+                        served = []
+                    error = ModelNotServedError(model, served, self.base_url)
+                raise error from exc
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _retry_lock(self) -> asyncio.Lock:
+        """The lock that sends this provider's retries one at a time on the running loop."""
+        loop = asyncio.get_running_loop()
+        if self._one_at_a_time is None or self._one_at_a_time[0] is not loop:
+            self._one_at_a_time = (loop, asyncio.Lock())
+        return self._one_at_a_time[1]
 
     async def list_models(
         self, timeout_s: float, *, client: AsyncOpenAI | None = None
