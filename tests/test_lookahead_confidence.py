@@ -439,6 +439,26 @@ async def test_a_calibration_of_the_old_token_estimator_is_not_applied(
     assert "earlier release's p_failure estimator" in caplog.text
 
 
+async def test_a_model_without_a_calibration_is_warned_about_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(CALIBRATION_ENV, str(tmp_path))
+    wm = FunctionWorldModel(lambda t, a: "cat: x: No such file or directory", model_id="new-model")
+    lk = Lookahead(wm, judges=[RuleJudge()])
+    for _ in range(2):
+        [d] = await lk.gate(TRAJ, ["cat x"])
+        assert d.threshold == DEFAULT_THRESHOLD
+    warned = [r.getMessage() for r in caplog.records if "no calibration" in r.getMessage()]
+    assert len(warned) == 1
+    assert "'new-model'" in warned[0]
+    assert "aw-lookahead eval calibrate --model new-model" in warned[0]
+    caplog.clear()
+    for chosen in (Lookahead(wm, threshold=0.5), Lookahead(wm, calibration=False)):
+        await chosen.gate(TRAJ, ["cat x"])
+    assert "no calibration" not in caplog.text, "a threshold the caller chose is not warned about"
+
+
 def test_the_shipped_calibration_is_the_adapters(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

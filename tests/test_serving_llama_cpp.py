@@ -419,12 +419,13 @@ def test_serve_gguf_answers_our_client_and_stops_on_sigint(
     except ConfigError as exc:
         pytest.skip(str(exc))
     env = {k: v for k, v in os.environ.items() if k != "VLLM_API_KEY"}
+    env |= {"AW_LOOKAHEAD_CACHE": str(tmp_path), "AW_LOOKAHEAD_CALIBRATION": str(tmp_path)}
     proc = subprocess.Popen(
         [*SERVE, "--gguf", str(smollm2_gguf), "--served-model-name", "wm", "--port", "0",
          "--json", "--log-file", str(tmp_path / "server.log")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
-    lines, _ = read_lines(proc)
+    lines, errors = read_lines(proc)
     try:
         ready = next_json(lines, time.monotonic() + 900)
         client_env = ready["client_env"]
@@ -439,6 +440,7 @@ def test_serve_gguf_answers_our_client_and_stops_on_sigint(
         assert pred.metadata["token_logprobs"]
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=90) == 0
+        said = "".join(iter(lambda: errors.get(timeout=90), ""))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -448,6 +450,8 @@ def test_serve_gguf_answers_our_client_and_stops_on_sigint(
                 stream.close()
     assert not alive(child), "llama-server outlived `serve`"
     assert not listening(port)
+    assert "no calibration for model 'wm'" in said  # the default threshold is not a choice made
+    assert "aw-lookahead eval calibrate --model wm" in said
 
 
 @pytest.mark.integration

@@ -346,6 +346,10 @@ def run(args: argparse.Namespace) -> int:
         if str(folder) != plan.model:  # pragma: no cover - same default location
             args.model = str(folder)
             plan = _plan(args)
+    from aw_lookahead.lookahead.calibration import find_calibration, uncalibrated_note
+
+    if not (args.local and not args.base_only) and find_calibration(plan.served_name) is None:
+        print(f"aw-lookahead serve: note: {uncalibrated_note(plan.served_name)}", file=sys.stderr)
     if args.api_key is None:
         print(
             f"aw-lookahead serve: warning: serving on {args.host} without an API key; anything "

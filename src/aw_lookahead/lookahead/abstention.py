@@ -23,6 +23,7 @@ from .calibration import (
     VetoThreshold,
     load_calibration,
     resolve_threshold,
+    uncalibrated_note,
 )
 from .safety import logger
 
@@ -30,7 +31,11 @@ __all__ = ["Abstention"]
 
 
 class Abstention:
-    """One engine's threshold state: the caller's choice, resolved once, warned about once."""
+    """One engine's threshold state: the caller's choice, resolved once, warned about once.
+
+    A model found without a calibration file is warned about once, on the ``aw_lookahead``
+    logger: its predictions veto at the default threshold, which the user did not choose.
+    """
 
     def __init__(
         self,
@@ -50,6 +55,7 @@ class Abstention:
         )
         self._veto: VetoThreshold | None = None
         self._sampling_warned = False
+        self._default_warned = False
 
     def current(self) -> VetoThreshold:
         """The threshold in force (cached once the model's name is known)."""
@@ -72,6 +78,15 @@ class Abstention:
             or (model is not None and weights_known)
         ):
             self._veto = found
+        if (
+            found.source == "default"
+            and self._calibration is None
+            and model is not None
+            and self._veto is found
+            and not self._default_warned
+        ):
+            self._default_warned = True
+            logger.warning("aw-lookahead: %s.", uncalibrated_note(model))
         return found
 
     async def resolve(self, deadline: float) -> VetoThreshold:

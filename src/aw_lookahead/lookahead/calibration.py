@@ -91,6 +91,7 @@ __all__ = [
     "load_calibration",
     "reliability_bins",
     "resolve_threshold",
+    "uncalibrated_note",
     "user_calibration_path",
 ]
 
@@ -211,6 +212,17 @@ def user_calibration_path(model: str) -> Path:
     from aw_lookahead.embedded import default_cache_dir
 
     return default_cache_dir() / "calibration" / f"{_file_name(model)}.json"
+
+
+def uncalibrated_note(model: str) -> str:
+    """What a user of ``model`` should know when it has no calibration file, and what to run."""
+    return (
+        f"no calibration for model {model!r} (looked in ${CALIBRATION_ENV} and "
+        f"{user_calibration_path(model)}): its predictions veto at the default threshold "
+        f"{DEFAULT_THRESHOLD:g}, when every prediction of an action says it fails, which from a "
+        "failure-prone model blocks good work too; fit one with `aw-lookahead eval calibrate "
+        f"--model {model} --data VALIDATION.jsonl`"
+    )
 
 
 def _embedded_names() -> frozenset[str]:
