@@ -135,8 +135,9 @@ def smollm2_gguf() -> Path:
         skip_or_fail_in_ci(f"the shipped GGUF is missing: {exc}")
 
 
-@pytest.fixture(scope="session")
-def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def running_llama_server(gguf: Path, log_dir: Path, **kwargs: Any) -> Iterator[Any]:
+    """For a fixture: a llama-server on ``gguf`` (``kwargs`` go to ``LlamaServer``), yielded
+    once ready, always stopped."""
     from aw_lookahead.errors import ConfigError
     from aw_lookahead.serving import ready_timeout
     from aw_lookahead.serving.llama_cpp import LlamaServer, find_llama_server
@@ -145,14 +146,20 @@ def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -
         find_llama_server()
     except ConfigError as exc:
         skip_or_fail_in_ci(str(exc))
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    server = LlamaServer(smollm2_gguf, served_name=LLAMA_TEST_MODEL, log_path=log)
+    server = LlamaServer(gguf, log_path=log_dir / "server.log", **kwargs)
     server.start()
     try:
         server.wait_ready(timeout=ready_timeout(900))
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    yield from running_llama_server(
+        smollm2_gguf, tmp_path_factory.mktemp("llama"), served_name=LLAMA_TEST_MODEL
+    )
 
 
 # END llama_server

@@ -49,7 +49,7 @@ from aw_lookahead.serving.llama_cpp import (
 from aw_lookahead.trajectory import Trajectory, Turn
 from aw_lookahead.worldmodel import OpenAIWorldModel, ServedModel
 from aw_lookahead.worldmodel.servers import ENV_SERVER, LlamaCppServer, server_kind
-from conftest import LLAMA_TEST_MODEL
+from conftest import LLAMA_TEST_MODEL, running_llama_server
 from serve_support import SERVE, alive, listening, next_json, read_lines
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -274,12 +274,6 @@ async def test_samples_beyond_the_slots_are_split_into_requests(llama_server: Ll
 def thinking_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A llama-server whose chat template, like Qwen3's, closes an empty think block when
     ``enable_thinking`` is false (the GGUF's own template has no such switch)."""
-    from aw_lookahead.serving import ready_timeout
-
-    try:
-        find_llama_server()
-    except ConfigError as exc:
-        pytest.skip(str(exc))
     folder = tmp_path_factory.mktemp("thinking")
     template = folder / "qwen3-like.jinja"
     template.write_text(
@@ -288,16 +282,10 @@ def thinking_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory
         "{%- if enable_thinking is defined and enable_thinking is false %}"
         "<think>\n\n</think>\n\n{%- endif %}"
     )
-    server = LlamaServer(
-        smollm2_gguf, served_name="thinking", chat_template_file=template, parallel=1,
-        ctx_size=1024, log_path=folder / "server.log",
+    yield from running_llama_server(
+        smollm2_gguf, folder, served_name="thinking", chat_template_file=template, parallel=1,
+        ctx_size=1024,
     )  # fmt: skip
-    server.start()
-    try:
-        server.wait_ready(timeout=ready_timeout(900))
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.integration
@@ -331,23 +319,10 @@ def small_context_server(
     smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LlamaServer]:
     """Three slots sharing 768 tokens: one ~550-token request fits, two at once do not."""
-    from aw_lookahead.serving import ready_timeout
-
-    try:
-        find_llama_server()
-    except ConfigError as exc:
-        pytest.skip(str(exc))
-    folder = tmp_path_factory.mktemp("small-context")
-    server = LlamaServer(
-        smollm2_gguf, served_name="small-context", parallel=3, ctx_size=768,
-        log_path=folder / "server.log",
+    yield from running_llama_server(
+        smollm2_gguf, tmp_path_factory.mktemp("small-context"), served_name="small-context",
+        parallel=3, ctx_size=768,
     )  # fmt: skip
-    server.start()
-    try:
-        server.wait_ready(timeout=ready_timeout(900))
-        yield server
-    finally:
-        server.stop()
 
 
 async def _three_at_once(server: LlamaServer) -> list[Any]:
