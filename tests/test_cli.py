@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +60,11 @@ def test_simulate_against_a_dead_port_fails_within_the_timeout(
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    started = time.perf_counter()
     code = main(["simulate", "ls", "--base-url", f"http://127.0.0.1:{port}/v1", "--timeout", "60"])
     assert code == 1
-    assert time.perf_counter() - started < 30  # refused at once: well before the 60 s timeout
     err = capsys.readouterr().err
-    assert "ServerUnreachableError" in err
+    assert "ServerUnreachableError" in err  # refused, not waited out (that is a timeout error)
+    assert "WorldModelTimeoutError" not in err
     assert f"127.0.0.1:{port}" in err
     assert "aw-lookahead serve --local" in err
 

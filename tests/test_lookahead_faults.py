@@ -1,6 +1,7 @@
 """World model down: refused port, a socket that never answers, a server that answers garbage.
 
-Each must yield exactly the configured decision within the deadline.
+Each must yield exactly the configured decision, with its cause; a silent server is cut
+off by the engine's deadline, not by the request timeout.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -74,18 +74,17 @@ def garbage_url() -> Iterator[str]:
     server.server_close()
 
 
-async def _check(url: str, on_error: str) -> None:
+async def _check(url: str, on_error: str, cause: str) -> None:
+    """Both actions get the configured decision, with ``cause`` in their error."""
     wm = OpenAIWorldModel("m", base_url=url, timeout=30.0, retries=1)
     lk = Lookahead(wm, on_error=on_error, deadline_s=DEADLINE)  # type: ignore[arg-type]
-    started = time.perf_counter()
     decisions = await lk.gate(TRAJ, ["rm -rf build", "ls"])
-    elapsed = time.perf_counter() - started
     await wm.aclose()
-    assert elapsed < DEADLINE + 15.0  # the engine's deadline, not the 30 s request timeout
     expected = DecisionKind.UNSIMULATED if on_error == "fail_open" else DecisionKind.VETO
     assert [d.kind for d in decisions] == [expected, expected]
     for d in decisions:
-        assert d.error
+        assert d.error is not None
+        assert cause in d.error
         assert d.prediction is None
         assert d.signals[0].name == "engine.world_model_error"
     if on_error == "fail_closed":
@@ -94,17 +93,18 @@ async def _check(url: str, on_error: str) -> None:
 
 @pytest.mark.parametrize("on_error", ["fail_open", "fail_closed"])
 async def test_refused_connection(on_error: str) -> None:
-    await _check(f"http://127.0.0.1:{dead_port()}/v1", on_error)
+    await _check(f"http://127.0.0.1:{dead_port()}/v1", on_error, "no world-model server answers")
 
 
 @pytest.mark.parametrize("on_error", ["fail_open", "fail_closed"])
 async def test_server_never_answers(silent_url: str, on_error: str) -> None:
-    await _check(silent_url, on_error)
+    # the engine's deadline ends the wait, not the 30 s request timeout
+    await _check(silent_url, on_error, f"no prediction within the {DEADLINE:g} s deadline")
 
 
 @pytest.mark.parametrize("on_error", ["fail_open", "fail_closed"])
 async def test_server_answers_garbage(garbage_url: str, on_error: str) -> None:
-    await _check(garbage_url, on_error)
+    await _check(garbage_url, on_error, "not the JSON of an OpenAI-compatible API")
 
 
 async def test_select_and_rollout_fail_closed_when_down() -> None:

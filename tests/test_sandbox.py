@@ -90,9 +90,7 @@ async def test_missing_command(sb: TerminalSandbox) -> None:
 
 async def test_timeout_kills_command_but_keeps_session(sb: TerminalSandbox) -> None:
     await sb.run("cd /tmp && export KEEP=1")
-    started = time.monotonic()
-    result = await sb.run("sleep 30", timeout=0.5)
-    assert time.monotonic() - started < 15.0  # killed at the timeout, not waited out
+    result = await sb.run("sleep 3000", timeout=0.5)  # waited out, it would pass pytest's 600 s
     assert result.timed_out
     assert result.exit_code is None
     after = await sb.run('pwd; echo "$KEEP"')
@@ -121,14 +119,12 @@ async def test_a_builtin_loop_is_stopped_at_its_timeout_not_after_the_report_wai
 
 
 async def test_ctrl_c_interrupts(sb: TerminalSandbox) -> None:
-    started = time.monotonic()
     result = await sb.send_keys(
-        [{"keystrokes": "sleep 30\n", "duration": 0.2}, {"keystrokes": "C-c", "duration": 0.1}]
+        [{"keystrokes": "sleep 3000\n", "duration": 0.2}, {"keystrokes": "C-c", "duration": 0.1}]
     )
-    assert time.monotonic() - started < 25.0  # interrupted, not waited out (sleep 30)
-    assert result.exit_code == 130
+    assert result.exit_code == 130  # interrupted (SIGINT), not waited out
     assert not result.timed_out
-    assert observation(result) == "$ sleep 30\n^C\n"
+    assert observation(result) == "$ sleep 3000\n^C\n"
     assert (await sb.run("echo ok")).output == "ok\n"
 
 

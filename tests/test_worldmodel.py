@@ -181,13 +181,12 @@ def _dead_port() -> int:
 
 async def test_refused_connection_fails_fast_with_the_url() -> None:
     url = f"http://127.0.0.1:{_dead_port()}/v1"
-    wm = OpenAIWorldModel("m", base_url=url, timeout=60)
-    started = time.perf_counter()
+    wm = OpenAIWorldModel("m", base_url=url, timeout=600)
+    # refused at once: a wait for the 600 s timeout would end in WorldModelTimeoutError
     with pytest.raises(
         ServerUnreachableError, match=r"no world-model server answers at .*serve --local"
     ):
         await wm.predict(_long_history(0, 0), "ls")
-    assert time.perf_counter() - started < 30  # refused at once: well before the 60 s timeout
 
 
 async def test_silent_server_times_out() -> None:
