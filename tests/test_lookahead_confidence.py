@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -439,24 +440,33 @@ async def test_a_calibration_of_the_old_token_estimator_is_not_applied(
     assert "earlier release's p_failure estimator" in caplog.text
 
 
-async def test_a_model_without_a_calibration_is_warned_about_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+async def test_a_served_model_without_a_calibration_is_warned_about_once(
+    llama_server: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("AW_LOOKAHEAD_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(CALIBRATION_ENV, str(tmp_path))
-    wm = FunctionWorldModel(lambda t, a: "cat: x: No such file or directory", model_id="new-model")
+    name = llama_server.model
+    wm = OpenAIWorldModel(
+        base_url=llama_server.base_url, server="llama.cpp", max_tokens=8, timeout=600
+    )
     lk = Lookahead(wm, judges=[RuleJudge()])
     for _ in range(2):
         [d] = await lk.gate(TRAJ, ["cat x"])
         assert d.threshold == DEFAULT_THRESHOLD
     warned = [r.getMessage() for r in caplog.records if "no calibration" in r.getMessage()]
     assert len(warned) == 1
-    assert "'new-model'" in warned[0]
-    assert "aw-lookahead eval calibrate --model new-model" in warned[0]
+    assert f"'{name}'" in warned[0]
+    assert f"aw-lookahead eval calibrate --model {name}" in warned[0]
     caplog.clear()
     for chosen in (Lookahead(wm, threshold=0.5), Lookahead(wm, calibration=False)):
         await chosen.gate(TRAJ, ["cat x"])
-    assert "no calibration" not in caplog.text, "a threshold the caller chose is not warned about"
+    function = FunctionWorldModel(lambda t, a: "cat: x: No such file", model_id="fn-model")
+    await Lookahead(function).gate(TRAJ, ["cat x"])
+    assert "no calibration" not in caplog.text, "only a served model nobody calibrated"
+    await wm.aclose()
 
 
 def test_the_shipped_calibration_is_the_adapters(

@@ -33,8 +33,9 @@ __all__ = ["Abstention"]
 class Abstention:
     """One engine's threshold state: the caller's choice, resolved once, warned about once.
 
-    A model found without a calibration file is warned about once, on the ``aw_lookahead``
-    logger: its predictions veto at the default threshold, which the user did not choose.
+    A served model found without a calibration file is warned about once, on the
+    ``aw_lookahead`` logger: its predictions veto at the default threshold, which the user
+    did not choose (a world model without a server, e.g. a function, is not).
     """
 
     def __init__(
@@ -82,6 +83,7 @@ class Abstention:
             found.source == "default"
             and self._calibration is None
             and model is not None
+            and wm.has_server
             and self._veto is found
             and not self._default_warned
         ):
