@@ -348,7 +348,8 @@ def run(args: argparse.Namespace) -> int:
             plan = _plan(args)
     from aw_lookahead.lookahead.calibration import find_calibration, uncalibrated_note
 
-    if not (args.local and not args.base_only) and find_calibration(plan.served_name) is None:
+    shipped = args.local and not args.base_only  # the embedded model's own calibration
+    if not shipped and find_calibration(plan.served_name) is None:
         print(f"aw-lookahead serve: note: {uncalibrated_note(plan.served_name)}", file=sys.stderr)
     if args.api_key is None:
         print(

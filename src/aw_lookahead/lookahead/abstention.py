@@ -56,7 +56,6 @@ class Abstention:
         )
         self._veto: VetoThreshold | None = None
         self._sampling_warned = False
-        self._default_warned = False
 
     def current(self) -> VetoThreshold:
         """The threshold in force (cached once the model's name is known)."""
@@ -78,17 +77,10 @@ class Abstention:
             or self._threshold_arg is not None
             or (model is not None and weights_known)
         ):
-            self._veto = found
-        if (
-            found.source == "default"
-            and self._calibration is None
-            and model is not None
-            and wm.has_server
-            and self._veto is found
-            and not self._default_warned
-        ):
-            self._default_warned = True
-            logger.warning("aw-lookahead: %s.", uncalibrated_note(model))
+            self._veto = found  # once: later calls return it above
+            uncalibrated = found.source == "default" and self._calibration is None
+            if uncalibrated and model is not None and wm.has_server:
+                logger.warning("aw-lookahead: %s.", uncalibrated_note(model))
         return found
 
     async def resolve(self, deadline: float) -> VetoThreshold:
