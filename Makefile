@@ -1,6 +1,6 @@
 # The two commands of README.md. Both bootstrap their own virtual environment in .venv.
-#   make demo   the main job on the embedded default model (CPU vLLM + SmolLM2-135M)
-#               (make venv also builds llama.cpp's llama-server into .venv/bin once)
+#   make demo   the main job on the embedded default model (llama.cpp + SmolLM2-135M)
+#               (make venv builds llama.cpp's llama-server into .venv/bin once)
 #   make test   the whole test suite, integration tests against real servers included
 #   make embedded-model   regenerate the embedded model's data, retrain and ship its adapter (~2 h)
 
@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.aw-lookahead-installed
 PYTEST_ARGS ?=
-# seconds a vLLM server may take to start (demo and tests); a busy 2-core machine can need 1200
+# seconds a model server may take to start (demo and tests); a busy 2-core machine can need 1200
 READY_TIMEOUT ?= $(AW_LOOKAHEAD_READY_TIMEOUT)
 export AW_LOOKAHEAD_READY_TIMEOUT := $(READY_TIMEOUT)
 

@@ -104,7 +104,7 @@ async def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
             turns.append([c for c in calls if c["args"]["command"] != "ls"])
         replies = [AIMessage("", tool_calls=t) for t in turns] + [AIMessage("ok")]
         policy = ScriptedPolicy(messages=iter(replies))
-        world = OpenAIWorldModel(args.model, base_url=args.base_url)
+        world = OpenAIWorldModel(args.model, base_url=args.base_url, server=args.server)
         tool = StructuredTool.from_function(coroutine=shell, name="shell")
         agent = create_agent(policy, [tool], middleware=[LookaheadMiddleware(world)])
         started = time.perf_counter()
@@ -196,11 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    args.server = None  # the kind from $AW_LOOKAHEAD_SERVER, unless started here
     if args.local:
         from aw_lookahead.serving import start_embedded_server
 
         with start_embedded_server() as server:
             args.base_url, args.model = server.base_url, server.model
+            args.server = server.server_kind
             result = asyncio.run(main_async(args))
     else:
         result = asyncio.run(main_async(args))

@@ -3,10 +3,11 @@
     python bench/predict_many.py [--base-url URL --model NAME] [--ks 1,2,4] [--repeat 3]
                                  [--lines 5]
 
-Without --base-url (or AW_LOOKAHEAD_BASE_URL) it starts the embedded CPU
-server. Each repetition uses a fresh history of eight turns (a nonce in the
-task), so the first request of a step pays the prefill and the others can
-reuse it from the prefix cache. ``--lines`` log lines per turn set its size:
+Without --base-url (or AW_LOOKAHEAD_BASE_URL) it starts the embedded model
+on vLLM's CPU build (its /metrics count the prefix-cache hits). Each
+repetition uses a fresh history of eight turns (a nonce in the task), so the
+first request of a step pays the prefill and the others can reuse it from the
+prefix cache. ``--lines`` log lines per turn set its size:
 5 gives ~1,500 history tokens for the embedded model (the prompt tokens the
 server counted are printed, system prompt included). Prints wall time per
 step for both ways, their ratio, the cached prompt tokens the replies
@@ -142,7 +143,7 @@ def main() -> None:
         if not base_url:
             from aw_lookahead.serving import start_embedded_server
 
-            server = stack.enter_context(start_embedded_server())
+            server = stack.enter_context(start_embedded_server(runtime="vllm"))  # its /metrics
             base_url, model = server.base_url, server.model
         asyncio.run(run(base_url, model, ks, args.repeat, args.max_tokens, args.lines))
 

@@ -107,6 +107,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     env["AW_LOOKAHEAD_BASE_URL"] = args.base_url
     if args.model:
         env["AW_LOOKAHEAD_MODEL"] = args.model
+    if args.server:
+        env["AW_LOOKAHEAD_SERVER"] = args.server
     exe = shutil.which("aw-lookahead") or str(Path(sys.executable).parent / "aw-lookahead")
     params = StdioServerParameters(
         command=exe,
@@ -171,11 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--local", action="store_true", help="start the embedded model for the run")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    args.server = os.environ.get("AW_LOOKAHEAD_SERVER")
     if args.local:
         from aw_lookahead.serving import start_embedded_server
 
         with start_embedded_server() as served:
             args.base_url, args.model = served.base_url, served.model
+            args.server = served.server_kind
             result = asyncio.run(run(args))
     elif not args.base_url:
         p.error("pass --base-url (or --local to start the embedded model)")

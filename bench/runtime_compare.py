@@ -10,8 +10,9 @@ calibration file), one server at a time (each stopped before the next
 starts), on the same held-out samples, greedy:
 
 * ``vllm``: the merged bf16 folder with :func:`~aw_lookahead.serving.embedded_server_options`
-  (what ``serve --local`` and ``make demo`` run);
-* ``llama.cpp-q8_0`` / ``-f16`` / ``-bf16``: the same weights as a GGUF file
+  (what ``serve --local --runtime vllm`` runs; the embedded default until 2026-12-07);
+* ``llama.cpp-q8_0`` / ``-f16`` / ``-bf16``: the same weights as a GGUF file (Q8_0 is
+  what ``serve --local`` and ``make demo`` run since this bench's run of 2026-12-07)
   (:func:`aw_lookahead.embedded.export_embedded_gguf`, re-quantized to Q8_0, or
   F16, or BF16 as vLLM serves them) on ``llama-server`` with ``serve --gguf``'s defaults; the client
   is told it talks to llama.cpp (``AW_LOOKAHEAD_SERVER=llama.cpp``), as a user is.

@@ -19,7 +19,7 @@ request, which move less with the machine's load than wall time.
 *baseline* is ``LocalServer``'s plain defaults (the CPU build then reserves
 4 GiB of KV cache and runs API server, engine and worker as separate
 processes); *embedded* is :func:`~aw_lookahead.serving.embedded_server_options`,
-what ``serve --local``, ``make demo`` and the tests use; *spin-wait* is the
+what ``serve --local --runtime vllm`` and the tests' vLLM server use; *spin-wait* is the
 same without ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP's threads then spin while
 they wait: the embedded options before 2026-12-04), and *fixed-malloc* the
 same with fixed 128 KiB malloc trim and mmap thresholds (less memory, more

@@ -1,7 +1,8 @@
 """``make demo``: start the embedded world model once, then run the two demos against it.
 
 The model is SmolLM2-135M with the adapter shipped in the package merged in
-(``--base-only`` serves the raw base instead, to compare).
+(``--base-only`` serves the raw base instead, to compare), on llama.cpp's
+``llama-server`` (``--runtime vllm``: on vLLM's CPU build).
 
 1. ``simulate_demo.py``: predictions for a real terminal trajectory, turn by turn.
 2. ``terminal_agent.py``: a LangChain agent with a real sandboxed shell, gated by lookahead;
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 from aw_lookahead.embedded import embedded_adapter
-from aw_lookahead.serving import start_embedded_server
+from aw_lookahead.serving import EMBEDDED_RUNTIME, start_embedded_server
 
 HERE = Path(__file__).parent
 
@@ -28,6 +29,12 @@ HERE = Path(__file__).parent
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--base-only", action="store_true", help="serve the raw base, no adapter")
+    p.add_argument(
+        "--runtime",
+        choices=("llama.cpp", "vllm"),
+        default=EMBEDDED_RUNTIME,
+        help=f"the server that runs the model (default: {EMBEDDED_RUNTIME})",
+    )
     p.add_argument(
         "--ready-timeout",
         type=float,
@@ -42,14 +49,15 @@ def main(argv: list[str] | None = None) -> int:
         info = embedded_adapter()
         kind = "PLACEHOLDER adapter (smoke run)" if info.placeholder else "trained adapter"
         which = f"with the shipped {kind} {info.sha256[:12]} merged in"
-    print(f"Starting the embedded world model (CPU vLLM, SmolLM2-135M, {which});")
+    print(f"Starting the embedded world model ({args.runtime}, SmolLM2-135M, {which});")
     print("the first run converts and merges it; wait for the 'serving' line...", flush=True)
     with start_embedded_server(
-        base_only=args.base_only, timeout=args.ready_timeout, progress=_progress
+        runtime=args.runtime,
+        base_only=args.base_only,
+        timeout=args.ready_timeout,
+        progress=_progress,
     ) as server:
-        env = dict(os.environ)
-        env["AW_LOOKAHEAD_BASE_URL"] = server.base_url
-        env["AW_LOOKAHEAD_MODEL"] = server.model
+        env = {**os.environ, **server.client_env()}
         print(f"serving {server.model} at {server.base_url}\n")
         for script in ("simulate_demo.py", "terminal_agent.py"):
             path = HERE / script

@@ -19,7 +19,7 @@ requests with tools only with one), e.g. on a GPU::
 
 or the embedded CPU model::
 
-    aw-lookahead serve --local -- --enable-lora --max-lora-rank 16 \\
+    aw-lookahead serve --local --runtime vllm -- --enable-lora --max-lora-rank 16 \\
         --lora-modules warmup=runs/warmup/adapter \\
         --enable-auto-tool-choice --tool-call-parser hermes
 

@@ -31,12 +31,16 @@ HERE = Path(__file__).parent
 DEFAULT_DATA = HERE / "trajectories" / "terminal_demo.jsonl"
 
 
-async def simulate(path: Path, base_url: str, model: str | None, turns: int) -> Table:
+async def simulate(
+    path: Path, base_url: str, model: str | None, turns: int, server: str | None = None
+) -> Table:
     trajectory = next(iter(read_trajectories(path)))
     table = Table(title=f"World-model predictions for {path.name}", show_lines=True)
     for col in ("turn", "action", "predicted", "real", "s", "cached"):
         table.add_column(col, overflow="fold")
-    async with OpenAIWorldModel(model, base_url=base_url, max_tokens=48, timeout=120) as wm:
+    async with OpenAIWorldModel(
+        model, base_url=base_url, server=server, max_tokens=48, timeout=120
+    ) as wm:
         for i, sample in enumerate(trajectory.turn_samples()[:turns]):
             pred = await wm.predict(sample.history, sample.action)
             table.add_row(
@@ -59,15 +63,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console()
     with ExitStack() as stack:
-        base_url, model = args.base_url, args.model
+        base_url, model, kind = args.base_url, args.model, None
         if not base_url:
             from aw_lookahead.serving import start_embedded_server
 
-            console.print("[bold]Starting the embedded world model (CPU vLLM, SmolLM2-135M)...")
+            console.print("[bold]Starting the embedded world model (llama.cpp, SmolLM2-135M)...")
             server = stack.enter_context(start_embedded_server())
-            base_url, model = server.base_url, server.model
+            base_url, model, kind = server.base_url, server.model, server.server_kind
             console.print(f"serving {model} at {base_url}")
-        table = asyncio.run(simulate(args.data, base_url, model, args.turns))
+        table = asyncio.run(simulate(args.data, base_url, model, args.turns, kind))
         console.print(table)
     return 0
 

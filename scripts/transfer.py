@@ -15,9 +15,10 @@ one at a time, each stopped after its configurations)::
         [--fidelity-terminal DATA/terminal --fidelity-mcp DATA/mcp --fidelity-limit 130]
         [--step-limit 5] [--family F ...] [--task T ...] [--resume | --force]
 
-"before" is the raw base (``aw-lookahead serve --local --base-only``), "after"
-the base with the shipped warm-up adapter merged (``aw-lookahead serve
---local``).
+"before" is the raw base (``aw-lookahead serve --local --runtime vllm
+--base-only``), "after" the base with the shipped warm-up adapter merged
+(``aw-lookahead serve --local --runtime vllm``; both bf16 on vLLM, so the sides
+differ only in the adapter).
 
 GPU, external endpoints (nothing is started here; one vLLM server can serve
 both, the adapter as a LoRA module beside the base)::
@@ -370,7 +371,8 @@ def endpoint(args: argparse.Namespace, side: str) -> Iterator[tuple[str, str, di
 
     base_only = side == "before"
     log(f"{side}: starting the embedded server ({'raw base' if base_only else 'merged adapter'})")
-    server = start_embedded_server(
+    server = start_embedded_server(  # both sides bf16 (llama.cpp's raw base is Q4_1)
+        runtime="vllm",
         base_only=base_only,
         log_path=args.out / f"server-{side}.log",
         progress=lambda line: log(f"{side}: {line}"),
@@ -380,7 +382,7 @@ def endpoint(args: argparse.Namespace, side: str) -> Iterator[tuple[str, str, di
         "model": server.model,
         "role": "raw base" if base_only else "base + shipped adapter, merged",
         "started_here": True,
-        "serve": "aw-lookahead serve --local" + (" --base-only" if base_only else ""),
+        "serve": "aw-lookahead serve --local --runtime vllm" + (" --base-only" * base_only),
         "folder": server.command()[server.command().index("--model") + 1],
     }
     if not base_only:

@@ -54,22 +54,30 @@ def _first_served_model(base_url: str, api_key: str) -> str:
     return str(reply.json()["data"][0]["id"])
 
 
-@pytest.fixture(scope="session")
-def embedded_model_path() -> Path:
-    """The raw embedded base model (no adapter): what the adapter is trained on and merged into.
-
-    Prepared in a child so torch/transformers never load here.
-    """
-    code = (
-        "from aw_lookahead.embedded import prepare_embedded_model\n"
-        "print(prepare_embedded_model(base_only=True))\n"
-    )
+def _prepared(call: str, timeout: float = 600) -> Path:
+    """The path ``aw_lookahead.embedded.<call>`` returns, run in a child so torch and
+    transformers never load in the test process."""
+    code = f"import aw_lookahead.embedded as e\nprint(e.{call})\n"
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, check=False
     )
     if done.returncode != 0:
-        pytest.fail(f"preparing the embedded model failed:\n{done.stderr[-4000:]}")
+        pytest.fail(f"preparing the embedded model ({call}) failed:\n{done.stderr[-4000:]}")
     return Path(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def embedded_model_path() -> Path:
+    """The raw embedded base model (no adapter): what the adapter is trained on and merged into."""
+    return _prepared("prepare_embedded_model(base_only=True)")
+
+
+@pytest.fixture(scope="session")
+def embedded_gguf() -> Path:
+    """The embedded default model as llama.cpp serves it (``serve --local``,
+    ``start_embedded_server()``): the base with the shipped adapter merged, exported to
+    GGUF Q8_0 in the model cache once."""
+    return _prepared("export_embedded_gguf()", timeout=1200)
 
 
 @pytest.fixture(scope="session")

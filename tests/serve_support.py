@@ -54,16 +54,6 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
-def port_free(port: int) -> bool:
-    """True when nothing listens on 127.0.0.1:``port``."""
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
 def listening(port: int) -> bool:
     """True when something accepts connections on 127.0.0.1:``port`` (a port left in
     TIME_WAIT by closed connections is not listening, though it may not be bindable yet)."""

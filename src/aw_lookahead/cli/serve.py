@@ -1,5 +1,5 @@
 """``aw-lookahead serve``: run vLLM's OpenAI-compatible server with a model's preset flags,
-or llama.cpp's ``llama-server`` for a GGUF file (``--gguf``).
+or llama.cpp's ``llama-server`` for a GGUF file (``--gguf``; ``--local``'s default).
 
 The command is built by :func:`aw_lookahead.serving.presets.plan_serve`
 (``--gguf``: :func:`aw_lookahead.serving.llama_cpp.plan_gguf`);
@@ -41,9 +41,9 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "serve",
-        help="run a vLLM (or, with --gguf, llama.cpp) server for a world model",
+        help="run a world model's server: llama.cpp (--gguf, --local) or vLLM",
         description="Run vLLM's OpenAI-compatible server with the flags a model needs, or "
-        "llama.cpp's llama-server for a GGUF file (--gguf). "
+        "llama.cpp's llama-server for a GGUF file (--gguf) and the embedded model (--local). "
         f"Presets: {', '.join(sorted(PRESETS))}. Anything after `--` goes to the server "
         "verbatim.",
     )
@@ -52,8 +52,8 @@ def register(subparsers: Any) -> None:
     which.add_argument(
         "--local",
         action="store_true",
-        help="serve the embedded SmolLM2 with our shipped adapter merged in, on the CPU "
-        "build of vLLM (converts and merges it once), or on llama.cpp (--runtime)",
+        help="serve the embedded SmolLM2 with our shipped adapter merged in, on llama.cpp "
+        "(merges it and exports it to GGUF once), or on vLLM's CPU build (--runtime vllm)",
     )
     which.add_argument(
         "--gguf",
@@ -70,8 +70,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--runtime",
         choices=("vllm", "llama.cpp"),
-        help="with --local: vLLM's CPU build (the default) or llama.cpp's llama-server on "
-        "the same model exported to GGUF Q8_0 once (--base-only: the shipped Q4_1 GGUF)",
+        help="with --local: llama.cpp's llama-server on the model exported to GGUF Q8_0 once "
+        "(the default; --base-only: the shipped Q4_1 GGUF) or vLLM's CPU build on the merged "
+        "bf16 folder",
     )
     p.add_argument("--model", help="Hugging Face id or model folder (default: the preset's)")
     p.add_argument("--served-model-name", help="the model name clients send")
@@ -156,16 +157,18 @@ def _extra(args: argparse.Namespace) -> list[str]:
 
 def _plan(args: argparse.Namespace) -> Any:
     from aw_lookahead.errors import ConfigError
+    from aw_lookahead.serving import EMBEDDED_RUNTIME
 
     if args.runtime is not None and not args.local:
         raise ConfigError("--runtime applies to --local; serve another GGUF file with --gguf FILE")
+    args.runtime = args.runtime or (EMBEDDED_RUNTIME if args.local else None)
     if args.gguf is not None or args.runtime == "llama.cpp":
         return _plan_gguf(args)
     for name, flag in (("threads", "--threads"), ("parallel", "--parallel")):
         if getattr(args, name) is not None:
             raise ConfigError(
                 f"{flag} applies to llama.cpp only; use it with --gguf FILE or "
-                "--local --runtime llama.cpp"
+                "--local (without --runtime vllm)"
             )
     from aw_lookahead.serving.presets import plan_serve
 
@@ -199,9 +202,10 @@ def _plan_gguf(args: argparse.Namespace) -> Any:
     if args.nodes != 1:
         given.append("--nodes")
     if given:
+        how = "add --runtime vllm" if local else "or serve with vLLM"
         raise ConfigError(
             f"{', '.join(given)} apply to vLLM only; llama.cpp serves the GGUF file as it is "
-            "(drop them, or serve with vLLM)"
+            f"(drop them, {how})"
         )
     gguf, name = args.gguf, args.served_model_name
     if _registry_name(args) is not None:

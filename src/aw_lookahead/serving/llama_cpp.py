@@ -35,7 +35,7 @@ from typing import Final, TypedDict, Unpack
 
 from aw_lookahead.errors import ConfigError
 
-from ._argv import DEFAULT_HOST, find_free_port
+from ._argv import DEFAULT_HOST, client_env, find_free_port
 from ._process import ServerProcess
 
 __all__ = [
@@ -254,14 +254,7 @@ class GgufPlan:
 
     def client_env(self) -> dict[str, str]:
         """What :class:`~aw_lookahead.worldmodel.OpenAIWorldModel` reads, the server kind too."""
-        env = {
-            "AW_LOOKAHEAD_BASE_URL": self.base_url,
-            "AW_LOOKAHEAD_MODEL": self.served_name,
-            "AW_LOOKAHEAD_SERVER": "llama.cpp",
-        }
-        if self.api_key:
-            env["AW_LOOKAHEAD_API_KEY"] = self.api_key
-        return env
+        return client_env(self.base_url, self.served_name, "llama.cpp", self.api_key)
 
     def server_env(self) -> dict[str, str]:
         """Only the variables the server gets on top of the caller's environment."""

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from aw_lookahead.errors import ConfigError
 
+from ._argv import client_env
 from .local import DEFAULT_HOST, LocalServer, vllm_server_argv
 
 __all__ = [
@@ -199,10 +200,7 @@ class ServePlan:
 
     def client_env(self) -> dict[str, str]:
         """The environment variables :class:`~aw_lookahead.worldmodel.OpenAIWorldModel` reads."""
-        env = {"AW_LOOKAHEAD_BASE_URL": self.base_url, "AW_LOOKAHEAD_MODEL": self.served_name}
-        if self.api_key:
-            env["AW_LOOKAHEAD_API_KEY"] = self.api_key
-        return env
+        return client_env(self.base_url, self.served_name, "vllm", self.api_key)
 
     def server_env(self) -> dict[str, str]:
         """Only the variables the server gets on top of the caller's environment.
