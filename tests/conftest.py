@@ -143,17 +143,25 @@ def smollm2_gguf() -> Path:
         skip_or_fail_in_ci(f"the shipped GGUF is missing: {exc}")
 
 
-def running_llama_server(gguf: Path, log_dir: Path, **kwargs: Any) -> Iterator[Any]:
-    """For a fixture: a llama-server on ``gguf`` (``kwargs`` go to ``LlamaServer``), yielded
-    once ready, always stopped."""
+def needs_llama_server() -> None:
+    """Skip the test (fail it under CI) when no ``llama-server`` is installed, with how to
+    get one."""
     from aw_lookahead.errors import ConfigError
-    from aw_lookahead.serving import ready_timeout
-    from aw_lookahead.serving.llama_cpp import LlamaServer, find_llama_server
+    from aw_lookahead.serving import find_llama_server
 
     try:
         find_llama_server()
     except ConfigError as exc:
         skip_or_fail_in_ci(str(exc))
+
+
+def running_llama_server(gguf: Path, log_dir: Path, **kwargs: Any) -> Iterator[Any]:
+    """For a fixture: a llama-server on ``gguf`` (``kwargs`` go to ``LlamaServer``), yielded
+    once ready, always stopped."""
+    from aw_lookahead.serving import ready_timeout
+    from aw_lookahead.serving.llama_cpp import LlamaServer
+
+    needs_llama_server()
     server = LlamaServer(gguf, log_path=log_dir / "server.log", **kwargs)
     server.start()
     try:

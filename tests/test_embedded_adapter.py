@@ -251,15 +251,10 @@ def merged_server(embedded_gguf: Path) -> Iterator[Any]:
 
         yield ServerInfo(url, EMBEDDED_MODEL_NAME)
         return
-    from aw_lookahead.errors import ConfigError
-    from aw_lookahead.serving import find_llama_server, ready_timeout, start_embedded_server
+    from aw_lookahead.serving import ready_timeout, start_embedded_server
+    from conftest import needs_llama_server
 
-    try:
-        find_llama_server()
-    except ConfigError as exc:
-        from conftest import skip_or_fail_in_ci
-
-        skip_or_fail_in_ci(str(exc))
+    needs_llama_server()
     with start_embedded_server(timeout=ready_timeout(900)) as server:
         assert server.server_kind == "llama.cpp"
         assert server.command()[server.command().index("--model") + 1] == str(embedded_gguf)

@@ -153,14 +153,11 @@ def test_llama_server_on_the_export_predicts_what_the_merged_model_does(
     exported: dict[str, object],
 ) -> None:
     """Greedy tokens of the f16 export on llama-server equal the merged folder's in torch."""
-    from aw_lookahead.errors import ConfigError
     from aw_lookahead.serving import ready_timeout
-    from aw_lookahead.serving.llama_cpp import LlamaServer, find_llama_server
+    from aw_lookahead.serving.llama_cpp import LlamaServer
+    from conftest import needs_llama_server
 
-    try:
-        find_llama_server()
-    except ConfigError as exc:
-        pytest.skip(str(exc))
+    needs_llama_server()
     files = exported["files"]
     assert isinstance(files, dict)
     prompt = "<|im_start|>user\n$ ls -la /srv/app\n<|im_end|>\n<|im_start|>assistant\n"
