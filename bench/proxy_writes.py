@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--local", action="store_true", help="start the embedded model for the run")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    args.server = os.environ.get("AW_LOOKAHEAD_SERVER")
+    args.server = None  # the child inherits $AW_LOOKAHEAD_SERVER, unless started here
     if args.local:
         from aw_lookahead.serving import start_embedded_server
 
